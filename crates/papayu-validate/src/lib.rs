@@ -1,0 +1,1 @@
+//! papayu-validate: pure validation rules (SPEC §4) — being written.
