@@ -1,0 +1,329 @@
+//! Provider configuration. The caller builds it (from environment variables, a settings file or
+//! flags); this crate never reads the environment.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::LlmError;
+
+/// Default `max_tokens` (SPEC §7).
+pub const DEFAULT_MAX_TOKENS: u32 = 16_384;
+/// `max_tokens` is capped to this when the input is larger than [`LARGE_INPUT_CHARS`].
+pub const LARGE_INPUT_MAX_TOKENS: u32 = 4_096;
+/// Input size (characters over all messages) above which the `max_tokens` cap applies.
+pub const LARGE_INPUT_CHARS: usize = 80_000;
+/// Default request timeout (`PAPAYU_LLM_TIMEOUT_SEC`).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(90);
+/// `anthropic-version` header sent to the Messages API.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// Which wire dialect a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum ProviderKind {
+    /// OpenAI Chat Completions (`https://api.openai.com/v1`).
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// Any server speaking the Chat Completions dialect: llama.cpp, vLLM, LM Studio, OpenRouter,
+    /// Ollama's `/v1`.
+    #[serde(rename = "openai-compatible")]
+    OpenAiCompatible,
+    /// Ollama's native `/api/chat`.
+    Ollama,
+    /// Anthropic Messages API.
+    Anthropic,
+}
+
+impl ProviderKind {
+    /// Every kind.
+    pub const ALL: [ProviderKind; 4] = [
+        Self::OpenAi,
+        Self::OpenAiCompatible,
+        Self::Ollama,
+        Self::Anthropic,
+    ];
+
+    /// The name used in configuration (`openai`, `openai-compatible`, `ollama`, `anthropic`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::OpenAi => "openai",
+            Self::OpenAiCompatible => "openai-compatible",
+            Self::Ollama => "ollama",
+            Self::Anthropic => "anthropic",
+        }
+    }
+
+    /// The base URL used when the configuration names none.
+    pub const fn default_url(self) -> &'static str {
+        match self {
+            Self::OpenAi => "https://api.openai.com/v1",
+            Self::OpenAiCompatible => "http://127.0.0.1:8080/v1",
+            Self::Ollama => "http://127.0.0.1:11434",
+            Self::Anthropic => "https://api.anthropic.com",
+        }
+    }
+
+    /// Guess the kind from a URL when the configuration does not say (multi-provider entries
+    /// may omit `kind`): `api.openai.com` → openai, `anthropic.com` → anthropic, `/api/chat` or
+    /// port 11434 without `/v1` → ollama, anything else → openai-compatible.
+    pub fn infer_from_url(url: &str) -> Self {
+        let lower = url.to_ascii_lowercase();
+        if lower.contains("api.openai.com") {
+            Self::OpenAi
+        } else if lower.contains("anthropic.com")
+            || lower.trim_end_matches('/').ends_with("/v1/messages")
+        {
+            Self::Anthropic
+        } else if lower.contains("/api/chat")
+            || (lower.contains(":11434") && !lower.contains("/v1"))
+        {
+            Self::Ollama
+        } else {
+            Self::OpenAiCompatible
+        }
+    }
+}
+
+impl fmt::Display for ProviderKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for ProviderKind {
+    type Err = LlmError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "openai" => Ok(Self::OpenAi),
+            "openai-compatible" | "openai_compatible" | "compatible" => Ok(Self::OpenAiCompatible),
+            "ollama" => Ok(Self::Ollama),
+            "anthropic" | "claude" => Ok(Self::Anthropic),
+            other => Err(LlmError::config(format!(
+                "unknown provider kind `{other}` (expected openai, openai-compatible, ollama or anthropic)"
+            ))),
+        }
+    }
+}
+
+/// An API key. Its `Debug` and `Display` never show the value.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    /// Wrap a key.
+    pub fn new(key: impl Into<String>) -> Self {
+        Self(key.into())
+    }
+
+    /// The key itself, for the one place that puts it in a header.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey(***)")
+    }
+}
+
+/// Retry behaviour for network errors, 429 and 5xx (SPEC §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt (default 2).
+    pub max_retries: u32,
+    /// Base of the exponential backoff: attempt `n` waits `base · 2ⁿ`, jittered by ±50 %.
+    pub base_delay: Duration,
+    /// Upper bound of any wait, including one asked for by `Retry-After`.
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            max_retries: 2,
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(20),
+        }
+    }
+}
+
+/// Everything needed to talk to one provider.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderConfig {
+    /// The wire dialect.
+    pub kind: ProviderKind,
+    /// Base URL (`https://api.openai.com/v1`, `http://127.0.0.1:11434`) or the full endpoint.
+    pub url: String,
+    /// Model name.
+    pub model: String,
+    /// API key, if the provider needs one.
+    pub api_key: Option<ApiKey>,
+    /// Sampling temperature (default 0).
+    pub temperature: f32,
+    /// `max_tokens` before the large-input cap (default 16 384).
+    pub max_tokens: u32,
+    /// Whole-request timeout, streaming included (default 90 s).
+    pub timeout: Duration,
+    /// Retry behaviour.
+    pub retry: RetryPolicy,
+    /// Pass every outgoing message through [`crate::redact`] (default on, SPEC §7).
+    pub redact_outgoing: bool,
+}
+
+impl ProviderConfig {
+    /// A configuration with the SPEC §7 defaults. An empty `url` means the kind's default URL.
+    pub fn new(kind: ProviderKind, url: impl Into<String>, model: impl Into<String>) -> Self {
+        let url = url.into();
+        Self {
+            kind,
+            url: if url.trim().is_empty() {
+                kind.default_url().to_owned()
+            } else {
+                url
+            },
+            model: model.into(),
+            api_key: None,
+            temperature: 0.0,
+            max_tokens: DEFAULT_MAX_TOKENS,
+            timeout: DEFAULT_TIMEOUT,
+            retry: RetryPolicy::default(),
+            redact_outgoing: true,
+        }
+    }
+
+    /// Set the API key.
+    pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(ApiKey::new(key));
+        self
+    }
+
+    /// Set the timeout.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Set the retry policy.
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// Set the default `max_tokens`.
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    /// Problems that make this configuration unusable, in words for `papayu doctor`.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if self.model.trim().is_empty() {
+            problems.push("no model configured".to_owned());
+        }
+        if !(self.url.starts_with("http://") || self.url.starts_with("https://")) {
+            problems.push(format!(
+                "URL `{}` must start with http:// or https://",
+                self.url
+            ));
+        }
+        if self.api_key.is_none()
+            && matches!(self.kind, ProviderKind::OpenAi | ProviderKind::Anthropic)
+        {
+            problems.push(format!("provider {} needs an API key", self.kind));
+        }
+        if self.timeout.is_zero() {
+            problems.push("timeout must be greater than zero".to_owned());
+        }
+        if self.max_tokens == 0 {
+            problems.push("max_tokens must be greater than zero".to_owned());
+        }
+        if !(0.0..=2.0).contains(&self.temperature) {
+            problems.push(format!("temperature {} is outside 0..=2", self.temperature));
+        }
+        problems
+    }
+
+    /// The endpoint the request goes to: the base URL plus the dialect's path, unless the URL
+    /// already ends with it.
+    pub fn endpoint(&self) -> String {
+        let base = self.url.trim_end_matches('/');
+        let (suffix, short) = match self.kind {
+            ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => ("/chat/completions", None),
+            ProviderKind::Ollama => ("/api/chat", None),
+            ProviderKind::Anthropic => ("/v1/messages", Some("/messages")),
+        };
+        if base.ends_with(suffix) {
+            base.to_owned()
+        } else if let Some(short) = short {
+            if base.ends_with(short) {
+                base.to_owned()
+            } else if base.ends_with("/v1") {
+                format!("{base}{short}")
+            } else {
+                format!("{base}{suffix}")
+            }
+        } else {
+            format!("{base}{suffix}")
+        }
+    }
+
+    /// `max_tokens` for an input of `input_chars` characters (SPEC §7 cap rule).
+    pub fn max_tokens_for(&self, input_chars: usize) -> u32 {
+        if input_chars > LARGE_INPUT_CHARS {
+            self.max_tokens.min(LARGE_INPUT_MAX_TOKENS)
+        } else {
+            self.max_tokens
+        }
+    }
+}
+
+/// One entry of `PAPAYU_LLM_PROVIDERS` (`[{kind?, url, model, api_key_env?}]`), as written by the
+/// user. The caller resolves `api_key_env` to a key and calls [`ProviderEntry::into_config`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderEntry {
+    /// The dialect; inferred from the URL when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ProviderKind>,
+    /// Base URL.
+    pub url: String,
+    /// Model name.
+    pub model: String,
+    /// Name of the environment variable holding the key (read by the caller, never here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+}
+
+impl ProviderEntry {
+    /// Parse the JSON array of `PAPAYU_LLM_PROVIDERS`.
+    pub fn parse_list(json: &str) -> Result<Vec<ProviderEntry>, LlmError> {
+        let entries: Vec<ProviderEntry> = serde_json::from_str(json).map_err(|e| {
+            LlmError::config(format!(
+                "PAPAYU_LLM_PROVIDERS is not a valid provider list: {e}"
+            ))
+        })?;
+        if entries.is_empty() {
+            return Err(LlmError::config("PAPAYU_LLM_PROVIDERS is an empty list"));
+        }
+        Ok(entries)
+    }
+
+    /// The effective kind.
+    pub fn kind(&self) -> ProviderKind {
+        self.kind
+            .unwrap_or_else(|| ProviderKind::infer_from_url(&self.url))
+    }
+
+    /// Build a configuration with the given key (resolved by the caller from `api_key_env`).
+    pub fn into_config(self, api_key: Option<String>) -> ProviderConfig {
+        let mut config = ProviderConfig::new(self.kind(), self.url, self.model);
+        config.api_key = api_key.map(ApiKey::new);
+        config
+    }
+}

@@ -1,0 +1,441 @@
+//! The three wire dialects: request bodies, response envelopes, stream events.
+
+use papayu_protocol::schema::{
+    SchemaVariant, openai_json_schema_wrapper, schema_value, strip_meta,
+};
+use serde_json::{Map, Value, json};
+
+use crate::capability::ResponseFormat;
+use crate::config::{ProviderConfig, ProviderKind};
+use crate::request::{Message, Role, Usage};
+
+/// Name of Anthropic's forced tool.
+pub(crate) const ANTHROPIC_TOOL: &str = "papayu_response";
+
+/// What a provider answered, dialect-independent.
+#[derive(Debug, Default)]
+pub(crate) struct Answer {
+    pub text: String,
+    pub usage: Option<Usage>,
+    pub finish_reason: Option<String>,
+}
+
+/// Everything the request body depends on besides the configuration.
+pub(crate) struct BodyParams<'a> {
+    pub messages: &'a [Message],
+    pub format: ResponseFormat,
+    pub protocol: papayu_protocol::ProtocolVersion,
+    pub max_tokens: u32,
+    pub stream: bool,
+}
+
+/// A float as JSON without f32 noise (0.2f32 would print 0.20000000298023224).
+fn float(x: f32) -> Value {
+    json!((f64::from(x) * 1000.0).round() / 1000.0)
+}
+
+fn strict_schema(p: &BodyParams<'_>) -> Value {
+    strip_meta(schema_value(p.protocol, SchemaVariant::Strict))
+}
+
+fn chat_messages(messages: &[Message]) -> Value {
+    Value::Array(
+        messages
+            .iter()
+            .map(|m| json!({ "role": m.role.as_str(), "content": m.content }))
+            .collect(),
+    )
+}
+
+/// The JSON body of one request.
+pub(crate) fn build_body(config: &ProviderConfig, p: &BodyParams<'_>) -> Value {
+    match config.kind {
+        ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => openai_body(config, p),
+        ProviderKind::Ollama => ollama_body(config, p),
+        ProviderKind::Anthropic => anthropic_body(config, p),
+    }
+}
+
+fn openai_body(config: &ProviderConfig, p: &BodyParams<'_>) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(config.model));
+    body.insert("messages".into(), chat_messages(p.messages));
+    body.insert("temperature".into(), float(config.temperature));
+    body.insert("top_p".into(), json!(1.0));
+    body.insert("presence_penalty".into(), json!(0.0));
+    body.insert("frequency_penalty".into(), json!(0.0));
+    body.insert("max_tokens".into(), json!(p.max_tokens));
+    body.insert("stream".into(), json!(p.stream));
+    if p.stream && config.kind == ProviderKind::OpenAi {
+        body.insert("stream_options".into(), json!({ "include_usage": true }));
+    }
+    match p.format {
+        ResponseFormat::JsonSchema => {
+            body.insert(
+                "response_format".into(),
+                json!({ "type": "json_schema", "json_schema": openai_json_schema_wrapper(p.protocol) }),
+            );
+        }
+        ResponseFormat::JsonObjectWithSchema => {
+            body.insert(
+                "response_format".into(),
+                json!({ "type": "json_object", "schema": strict_schema(p) }),
+            );
+        }
+        ResponseFormat::JsonObject => {
+            body.insert("response_format".into(), json!({ "type": "json_object" }));
+        }
+        ResponseFormat::None => {}
+    }
+    Value::Object(body)
+}
+
+fn ollama_body(config: &ProviderConfig, p: &BodyParams<'_>) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(config.model));
+    body.insert("messages".into(), chat_messages(p.messages));
+    body.insert("stream".into(), json!(p.stream));
+    match p.format {
+        ResponseFormat::JsonSchema | ResponseFormat::JsonObjectWithSchema => {
+            body.insert("format".into(), strict_schema(p));
+        }
+        ResponseFormat::JsonObject => {
+            body.insert("format".into(), json!("json"));
+        }
+        ResponseFormat::None => {}
+    }
+    body.insert(
+        "options".into(),
+        json!({
+            "temperature": float(config.temperature),
+            "top_p": 1.0,
+            "presence_penalty": 0.0,
+            "frequency_penalty": 0.0,
+            "num_predict": p.max_tokens,
+        }),
+    );
+    Value::Object(body)
+}
+
+fn anthropic_body(config: &ProviderConfig, p: &BodyParams<'_>) -> Value {
+    let system: Vec<&str> = p
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::System)
+        .map(|m| m.content.as_str())
+        .collect();
+    let turns: Vec<Value> = p
+        .messages
+        .iter()
+        .filter(|m| m.role != Role::System)
+        .map(|m| json!({ "role": m.role.as_str(), "content": m.content }))
+        .collect();
+    let mut body = Map::new();
+    body.insert("model".into(), json!(config.model));
+    body.insert("max_tokens".into(), json!(p.max_tokens));
+    // Recent Claude models refuse `temperature` and `top_p` together; top_p defaults to 1 and
+    // penalties do not exist in the Messages API, so temperature alone carries SPEC §7's intent.
+    body.insert("temperature".into(), float(config.temperature));
+    if !system.is_empty() {
+        body.insert("system".into(), json!(system.join("\n\n")));
+    }
+    body.insert("messages".into(), Value::Array(turns));
+    body.insert("stream".into(), json!(p.stream));
+    if p.format != ResponseFormat::None {
+        body.insert(
+            "tools".into(),
+            json!([{
+                "name": ANTHROPIC_TOOL,
+                "description": format!(
+                    "Submit the answer as one papayu protocol v{} response object.",
+                    p.protocol.number()
+                ),
+                "input_schema": strict_schema(p),
+            }]),
+        );
+        body.insert(
+            "tool_choice".into(),
+            json!({ "type": "tool", "name": ANTHROPIC_TOOL }),
+        );
+    }
+    Value::Object(body)
+}
+
+fn u64_at(v: &Value, pointer: &str) -> Option<u64> {
+    v.pointer(pointer).and_then(Value::as_u64)
+}
+
+fn str_at(v: &Value, pointer: &str) -> Option<String> {
+    v.pointer(pointer)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+fn usage(input: Option<u64>, output: Option<u64>) -> Option<Usage> {
+    (input.is_some() || output.is_some()).then_some(Usage {
+        input_tokens: input,
+        output_tokens: output,
+    })
+}
+
+/// Parse a complete (non-streamed) response body.
+pub(crate) fn parse_body(kind: ProviderKind, body: &[u8]) -> Result<Answer, String> {
+    let v: Value =
+        serde_json::from_slice(body).map_err(|e| format!("response body is not JSON: {e}"))?;
+    if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
+        return Err(format!("provider reported an error: {err}"));
+    }
+    match kind {
+        ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
+            let choice = v
+                .pointer("/choices/0")
+                .ok_or("no `choices[0]` in the response")?;
+            let text = match choice.pointer("/message/content") {
+                Some(Value::String(s)) => s.clone(),
+                _ => match str_at(choice, "/message/refusal") {
+                    Some(refusal) => return Err(format!("the model refused: {refusal}")),
+                    None => {
+                        return Err("no `choices[0].message.content` string in the response".into());
+                    }
+                },
+            };
+            Ok(Answer {
+                text,
+                usage: usage(
+                    u64_at(&v, "/usage/prompt_tokens"),
+                    u64_at(&v, "/usage/completion_tokens"),
+                ),
+                finish_reason: str_at(choice, "/finish_reason"),
+            })
+        }
+        ProviderKind::Ollama => {
+            let text = str_at(&v, "/message/content")
+                .ok_or("no `message.content` string in the response")?;
+            Ok(Answer {
+                text,
+                usage: usage(u64_at(&v, "/prompt_eval_count"), u64_at(&v, "/eval_count")),
+                finish_reason: str_at(&v, "/done_reason"),
+            })
+        }
+        ProviderKind::Anthropic => {
+            let blocks = v
+                .get("content")
+                .and_then(Value::as_array)
+                .ok_or("no `content` array in the response")?;
+            let tool_input = blocks.iter().find_map(|b| {
+                (b.get("type").and_then(Value::as_str) == Some("tool_use"))
+                    .then(|| b.get("input"))
+                    .flatten()
+            });
+            let text = match tool_input {
+                Some(input) => serde_json::to_string(input).map_err(|e| e.to_string())?,
+                None => blocks
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .collect::<String>(),
+            };
+            Ok(Answer {
+                text,
+                usage: usage(
+                    u64_at(&v, "/usage/input_tokens"),
+                    u64_at(&v, "/usage/output_tokens"),
+                ),
+                finish_reason: str_at(&v, "/stop_reason"),
+            })
+        }
+    }
+}
+
+/// State of a streamed answer.
+#[derive(Debug, Default)]
+pub(crate) struct StreamState {
+    pub answer: Answer,
+    pub chars: usize,
+    pub done: bool,
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    /// Pending SSE `data:` lines of the event being read.
+    data: String,
+}
+
+impl StreamState {
+    fn push_text(&mut self, s: &str) {
+        self.chars += s.chars().count();
+        self.answer.text.push_str(s);
+    }
+
+    pub(crate) fn finish(mut self) -> Answer {
+        self.answer.usage = usage(self.input_tokens, self.output_tokens);
+        self.answer
+    }
+
+    /// Feed one line (without its line ending). Returns `true` when text was added.
+    pub(crate) fn line(&mut self, kind: ProviderKind, line: &str) -> Result<bool, String> {
+        match kind {
+            ProviderKind::Ollama => self.ndjson_line(line),
+            _ => {
+                // SSE: `data:` lines accumulate until a blank line dispatches the event.
+                if line.is_empty() {
+                    return self.dispatch(kind);
+                }
+                if let Some(rest) = line.strip_prefix("data:") {
+                    if !self.data.is_empty() {
+                        self.data.push('\n');
+                    }
+                    self.data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
+                }
+                Ok(false)
+            }
+        }
+    }
+
+    /// Dispatch whatever is pending (end of stream without a final blank line).
+    pub(crate) fn end(&mut self, kind: ProviderKind) -> Result<bool, String> {
+        if kind == ProviderKind::Ollama {
+            Ok(false)
+        } else {
+            self.dispatch(kind)
+        }
+    }
+
+    fn dispatch(&mut self, kind: ProviderKind) -> Result<bool, String> {
+        if self.data.is_empty() {
+            return Ok(false);
+        }
+        let data = std::mem::take(&mut self.data);
+        if data.trim() == "[DONE]" {
+            self.done = true;
+            return Ok(false);
+        }
+        let v: Value =
+            serde_json::from_str(&data).map_err(|e| format!("stream event is not JSON: {e}"))?;
+        if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
+            return Err(format!("provider reported an error mid-stream: {err}"));
+        }
+        let before = self.chars;
+        if kind == ProviderKind::Anthropic {
+            self.anthropic_event(&v)?;
+        } else {
+            if let Some(Value::String(s)) = v.pointer("/choices/0/delta/content") {
+                self.push_text(s);
+            }
+            if let Some(reason) = str_at(&v, "/choices/0/finish_reason") {
+                self.answer.finish_reason = Some(reason);
+            }
+            if let Some(i) = u64_at(&v, "/usage/prompt_tokens") {
+                self.input_tokens = Some(i);
+            }
+            if let Some(o) = u64_at(&v, "/usage/completion_tokens") {
+                self.output_tokens = Some(o);
+            }
+        }
+        Ok(self.chars != before)
+    }
+
+    fn anthropic_event(&mut self, v: &Value) -> Result<(), String> {
+        match v.get("type").and_then(Value::as_str) {
+            Some("message_start") => {
+                self.input_tokens = u64_at(v, "/message/usage/input_tokens").or(self.input_tokens);
+                self.output_tokens =
+                    u64_at(v, "/message/usage/output_tokens").or(self.output_tokens);
+            }
+            Some("content_block_start") => {
+                if let Some(Value::String(s)) = v.pointer("/content_block/text") {
+                    self.push_text(s);
+                }
+            }
+            Some("content_block_delta") => match v.pointer("/delta/type").and_then(Value::as_str) {
+                Some("text_delta") => {
+                    if let Some(Value::String(s)) = v.pointer("/delta/text") {
+                        self.push_text(s);
+                    }
+                }
+                Some("input_json_delta") => {
+                    if let Some(Value::String(s)) = v.pointer("/delta/partial_json") {
+                        self.push_text(s);
+                    }
+                }
+                _ => {}
+            },
+            Some("message_delta") => {
+                if let Some(reason) = str_at(v, "/delta/stop_reason") {
+                    self.answer.finish_reason = Some(reason);
+                }
+                self.output_tokens = u64_at(v, "/usage/output_tokens").or(self.output_tokens);
+            }
+            Some("message_stop") => self.done = true,
+            Some("error") => return Err(format!("provider reported an error mid-stream: {v}")),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn ndjson_line(&mut self, line: &str) -> Result<bool, String> {
+        if line.trim().is_empty() {
+            return Ok(false);
+        }
+        let v: Value =
+            serde_json::from_str(line).map_err(|e| format!("stream line is not JSON: {e}"))?;
+        if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
+            return Err(format!("provider reported an error mid-stream: {err}"));
+        }
+        let before = self.chars;
+        if let Some(Value::String(s)) = v.pointer("/message/content") {
+            self.push_text(s);
+        }
+        if v.get("done").and_then(Value::as_bool) == Some(true) {
+            self.done = true;
+            self.answer.finish_reason = str_at(&v, "/done_reason");
+            self.input_tokens = u64_at(&v, "/prompt_eval_count");
+            self.output_tokens = u64_at(&v, "/eval_count");
+        }
+        Ok(self.chars != before)
+    }
+}
+
+/// Splits a byte stream into lines. Lines are cut at `\n` bytes, which never occur inside a
+/// multi-byte UTF-8 sequence, so a chunk boundary splitting a character is harmless: the bytes
+/// wait in the buffer until their line is complete.
+#[derive(Debug, Default)]
+pub(crate) struct LineSplitter {
+    buf: Vec<u8>,
+}
+
+impl LineSplitter {
+    /// Append a chunk and hand every complete line to `each`.
+    pub(crate) fn push(
+        &mut self,
+        chunk: &[u8],
+        mut each: impl FnMut(&str) -> Result<(), String>,
+    ) -> Result<(), String> {
+        self.buf.extend_from_slice(chunk);
+        let mut start = 0;
+        while let Some(offset) = self.buf[start..].iter().position(|&b| b == b'\n') {
+            let end = start + offset;
+            let line = &self.buf[start..end];
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let text =
+                std::str::from_utf8(line).map_err(|e| format!("stream line is not UTF-8: {e}"))?;
+            each(text)?;
+            start = end + 1;
+        }
+        self.buf.drain(..start);
+        Ok(())
+    }
+
+    /// The unterminated rest, if any.
+    pub(crate) fn finish(
+        &mut self,
+        mut each: impl FnMut(&str) -> Result<(), String>,
+    ) -> Result<(), String> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let rest = std::mem::take(&mut self.buf);
+        let line = rest.strip_suffix(b"\r").unwrap_or(&rest);
+        let text =
+            std::str::from_utf8(line).map_err(|e| format!("stream line is not UTF-8: {e}"))?;
+        each(text)
+    }
+}

@@ -1,0 +1,109 @@
+//! The one error type of this crate.
+
+use std::time::Duration;
+
+use papayu_protocol::{ErrorCode, Violation};
+
+/// Why a call to a language model failed.
+///
+/// Every variant maps to a stable [`ErrorCode`] through [`LlmError::code`]. Bodies quoted from a
+/// provider are passed through [`crate::redact`] and shortened before they are stored here, so an
+/// error can be logged or shown as it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LlmError {
+    /// The configuration is incomplete or invalid (unknown provider kind, bad URL, no model).
+    #[error("invalid LLM configuration: {message}")]
+    Config {
+        /// What is wrong.
+        message: String,
+    },
+    /// The provider did not answer within the timeout.
+    #[error("{url}: no complete answer within {}s", .after.as_secs_f64())]
+    Timeout {
+        /// The endpoint.
+        url: String,
+        /// The timeout that expired.
+        after: Duration,
+    },
+    /// The provider could not be reached (connection refused, DNS, TLS, reset).
+    #[error("{url}: network error: {message}")]
+    Network {
+        /// The endpoint.
+        url: String,
+        /// The transport's message.
+        message: String,
+    },
+    /// The provider answered with an HTTP error status.
+    #[error("{url}: HTTP {status}: {body}")]
+    Http {
+        /// The endpoint.
+        url: String,
+        /// The HTTP status code.
+        status: u16,
+        /// The response body, redacted and shortened.
+        body: String,
+    },
+    /// The provider answered 2xx but not with the envelope its API promises.
+    #[error("{url}: unexpected response: {message}")]
+    BadResponse {
+        /// The endpoint.
+        url: String,
+        /// What was expected and what came.
+        message: String,
+    },
+    /// The answer (after the repair round, if any) still breaks the protocol or the caller's
+    /// validation rules.
+    #[error("the answer was rejected: {}", list(.violations))]
+    InvalidAnswer {
+        /// Every violation found, in order; the first one's code is [`LlmError::code`].
+        violations: Vec<Violation>,
+    },
+    /// Multi-provider: no provider produced a valid plan.
+    #[error("none of the {} providers produced a valid plan: {}", .failures.len(), .failures.join("; "))]
+    NoValidCandidate {
+        /// The code of the first provider's failure.
+        first_code: ErrorCode,
+        /// One line per provider.
+        failures: Vec<String>,
+    },
+}
+
+fn list(violations: &[Violation]) -> String {
+    violations
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl LlmError {
+    /// The stable error code for this error.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::Config { .. } => ErrorCode::LlmConfig,
+            Self::Timeout { .. } => ErrorCode::LlmTimeout,
+            Self::Network { .. } => ErrorCode::LlmNetwork,
+            Self::Http { .. } => ErrorCode::LlmHttp,
+            Self::BadResponse { .. } => ErrorCode::LlmBadResponse,
+            Self::InvalidAnswer { violations } => violations
+                .first()
+                .map_or(ErrorCode::SchemaValidation, |v| v.code),
+            Self::NoValidCandidate { first_code, .. } => *first_code,
+        }
+    }
+
+    /// The HTTP status, for [`LlmError::Http`].
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Self::Http { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn config(message: impl Into<String>) -> Self {
+        Self::Config {
+            message: message.into(),
+        }
+    }
+}

@@ -1,0 +1,567 @@
+//! The [`Provider`] trait and the HTTP provider behind all four dialects.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::{Duration, Instant, SystemTime};
+
+use futures_util::StreamExt;
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::capability::{CapabilityCache, CapabilityKey, ResponseFormat, mentions_format_refusal};
+use crate::config::{ANTHROPIC_VERSION, ProviderConfig, ProviderKind};
+use crate::dialect::{self, Answer, BodyParams, LineSplitter, StreamState};
+use crate::error::LlmError;
+use crate::redact::redact;
+use crate::request::{ChatRequest, Completion, FormatFallback, Message, Progress};
+
+/// A boxed, sendable future (keeps [`Provider`] usable as `dyn Provider`).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What a provider is, for reports.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct ProviderInfo {
+    /// The dialect.
+    pub kind: ProviderKind,
+    /// The endpoint URL.
+    pub endpoint: String,
+    /// The model.
+    pub model: String,
+}
+
+/// Something that answers chat requests.
+///
+/// [`HttpProvider`] implements it for the four dialects; tests and embedders can implement it
+/// for anything else (a recorded trace, a fake).
+pub trait Provider: Send + Sync {
+    /// Kind, endpoint and model.
+    fn info(&self) -> ProviderInfo;
+
+    /// Send one request and return the answer text (strict-mode fallback, retries and
+    /// streaming included).
+    fn complete<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<Completion, LlmError>>;
+}
+
+/// Longest provider error body kept in an [`LlmError::Http`].
+const MAX_ERROR_BODY_CHARS: usize = 2_000;
+
+/// The provider for `openai`, `openai-compatible`, `ollama` and `anthropic`.
+#[derive(Debug, Clone)]
+pub struct HttpProvider {
+    config: ProviderConfig,
+    endpoint: String,
+    http: reqwest::Client,
+    cache: CapabilityCache,
+}
+
+/// How one attempt failed.
+enum Failure {
+    Http {
+        status: u16,
+        body: String,
+        retry_after: Option<Duration>,
+    },
+    Network(String),
+    Timeout,
+    Bad(String),
+}
+
+impl HttpProvider {
+    /// A provider using the process-wide [`CapabilityCache`].
+    pub fn new(config: ProviderConfig) -> Result<Self, LlmError> {
+        let problems: Vec<String> = config
+            .problems()
+            .into_iter()
+            .filter(|p| !p.contains("needs an API key"))
+            .collect();
+        if !problems.is_empty() {
+            return Err(LlmError::config(problems.join("; ")));
+        }
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(|e| LlmError::config(format!("cannot build the HTTP client: {e}")))?;
+        let endpoint = config.endpoint();
+        Ok(Self {
+            config,
+            endpoint,
+            http,
+            cache: CapabilityCache::process(),
+        })
+    }
+
+    /// Use this capability cache instead of the process-wide one.
+    pub fn with_cache(mut self, cache: CapabilityCache) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ProviderConfig {
+        &self.config
+    }
+
+    /// The endpoint requests go to.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// The capability cache in use.
+    pub fn cache(&self) -> &CapabilityCache {
+        &self.cache
+    }
+
+    fn key(&self) -> CapabilityKey {
+        CapabilityKey {
+            kind: self.config.kind,
+            endpoint: self.endpoint.clone(),
+            model: self.config.model.clone(),
+        }
+    }
+
+    /// The exact JSON body sent for `request` with structured-output form `format`
+    /// (what the conformance snapshots record).
+    pub fn request_body(&self, request: &ChatRequest, format: ResponseFormat) -> Value {
+        let messages = self.outgoing_messages(request);
+        let max_tokens = self.max_tokens(request);
+        dialect::build_body(
+            &self.config,
+            &BodyParams {
+                messages: &messages,
+                format,
+                protocol: request.protocol,
+                max_tokens,
+                stream: request.stream,
+            },
+        )
+    }
+
+    fn max_tokens(&self, request: &ChatRequest) -> u32 {
+        let wanted = request.max_tokens.unwrap_or(self.config.max_tokens);
+        let capped = ProviderConfig {
+            max_tokens: wanted,
+            ..self.config.clone()
+        };
+        capped.max_tokens_for(request.input_chars())
+    }
+
+    fn outgoing_messages(&self, request: &ChatRequest) -> Vec<Message> {
+        request
+            .messages
+            .iter()
+            .map(|m| Message {
+                role: m.role,
+                content: if self.config.redact_outgoing {
+                    redact(&m.content).into_owned()
+                } else {
+                    m.content.clone()
+                },
+            })
+            .collect()
+    }
+
+    fn headers(&self, stream: bool) -> Result<HeaderMap, LlmError> {
+        let mut h = HeaderMap::new();
+        h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        h.insert(
+            ACCEPT,
+            HeaderValue::from_static(if stream && self.config.kind != ProviderKind::Ollama {
+                "text/event-stream"
+            } else {
+                "application/json"
+            }),
+        );
+        let bad_key =
+            |_| LlmError::config("the API key contains characters not allowed in an HTTP header");
+        if let Some(key) = &self.config.api_key {
+            match self.config.kind {
+                ProviderKind::Anthropic => {
+                    let mut v = HeaderValue::from_str(key.expose()).map_err(bad_key)?;
+                    v.set_sensitive(true);
+                    h.insert("x-api-key", v);
+                }
+                _ => {
+                    let mut v = HeaderValue::from_str(&format!("Bearer {}", key.expose()))
+                        .map_err(bad_key)?;
+                    v.set_sensitive(true);
+                    h.insert(AUTHORIZATION, v);
+                }
+            }
+        }
+        if self.config.kind == ProviderKind::Anthropic {
+            h.insert(
+                "anthropic-version",
+                HeaderValue::from_static(ANTHROPIC_VERSION),
+            );
+        }
+        Ok(h)
+    }
+
+    async fn run(&self, request: &ChatRequest) -> Result<Completion, LlmError> {
+        let started = Instant::now();
+        let kind = self.config.kind;
+        let key = self.key();
+        let ladder = ResponseFormat::ladder(kind);
+        let mut format = match request.strict_json {
+            true => self.cache.get(&key).unwrap_or(ladder[0]),
+            false => ResponseFormat::None,
+        };
+        let messages = self.outgoing_messages(request);
+        let input_chars = request.input_chars();
+        let max_tokens = self.max_tokens(request);
+        let headers = self.headers(request.stream)?;
+        let mut fallbacks = Vec::new();
+        let mut retries = 0;
+        loop {
+            let body = dialect::build_body(
+                &self.config,
+                &BodyParams {
+                    messages: &messages,
+                    format,
+                    protocol: request.protocol,
+                    max_tokens,
+                    stream: request.stream,
+                },
+            );
+            let bytes = serde_json::to_vec(&body)
+                .map_err(|e| LlmError::config(format!("cannot serialise the request body: {e}")))?;
+            tracing::info!(
+                event = "LLM_REQUEST_SENT",
+                provider = kind.as_str(),
+                model = %self.config.model,
+                schema_version = request.protocol.number(),
+                strict_json = request.strict_json,
+                response_format = format.as_str(),
+                token_budget = max_tokens,
+                input_chars,
+                stream = request.stream,
+            );
+            let refusal_possible = format != ResponseFormat::None;
+            match self
+                .send_with_retries(&headers, bytes, request, refusal_possible, &mut retries)
+                .await
+            {
+                Ok(answer) => {
+                    if request.strict_json {
+                        self.cache.set(key, format);
+                    }
+                    let elapsed = started.elapsed();
+                    tracing::info!(
+                        event = "LLM_RESPONSE_OK",
+                        provider = kind.as_str(),
+                        model = %self.config.model,
+                        response_format = format.as_str(),
+                        output_chars = answer.text.chars().count(),
+                        input_tokens = answer.usage.and_then(|u| u.input_tokens),
+                        output_tokens = answer.usage.and_then(|u| u.output_tokens),
+                        retries,
+                        elapsed_ms = elapsed.as_secs_f64() * 1000.0,
+                    );
+                    return Ok(Completion {
+                        provider: kind,
+                        model: self.config.model.clone(),
+                        text: answer.text,
+                        usage: answer.usage,
+                        finish_reason: answer.finish_reason,
+                        format,
+                        fallbacks,
+                        retries,
+                        streamed: request.stream,
+                        elapsed,
+                    });
+                }
+                Err(LlmError::Http { status, body, url })
+                    if refusal_possible && mentions_format_refusal(&body) =>
+                {
+                    let Some(next) = format.weaker(kind) else {
+                        return Err(LlmError::Http { status, body, url });
+                    };
+                    tracing::info!(
+                        event = "LLM_RESPONSE_FORMAT_FALLBACK",
+                        provider = kind.as_str(),
+                        model = %self.config.model,
+                        from = format.as_str(),
+                        to = next.as_str(),
+                        status,
+                        reason = %body,
+                    );
+                    fallbacks.push(FormatFallback {
+                        from: format,
+                        to: next,
+                        status,
+                        reason: body,
+                    });
+                    self.cache.set(self.key(), next);
+                    format = next;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    async fn send_with_retries(
+        &self,
+        headers: &HeaderMap,
+        body: Vec<u8>,
+        request: &ChatRequest,
+        refusal_possible: bool,
+        retries: &mut u32,
+    ) -> Result<Answer, LlmError> {
+        let policy = self.config.retry;
+        let mut attempt = 0u32;
+        loop {
+            let failure = match self.attempt(headers, body.clone(), request).await {
+                Ok(answer) => return Ok(answer),
+                Err(f) => f,
+            };
+            let (error, retry_after, retryable) = match failure {
+                Failure::Http {
+                    status,
+                    body,
+                    retry_after,
+                } => {
+                    let error = LlmError::Http {
+                        url: self.endpoint.clone(),
+                        status,
+                        body: shorten(&redact(&body), MAX_ERROR_BODY_CHARS),
+                    };
+                    let refusal = refusal_possible && mentions_format_refusal(&body);
+                    (
+                        error,
+                        retry_after,
+                        !refusal && (status == 429 || status >= 500),
+                    )
+                }
+                Failure::Network(message) => (
+                    LlmError::Network {
+                        url: self.endpoint.clone(),
+                        message: redact(&message).into_owned(),
+                    },
+                    None,
+                    true,
+                ),
+                Failure::Timeout => {
+                    tracing::warn!(
+                        event = "LLM_REQUEST_TIMEOUT",
+                        provider = self.config.kind.as_str(),
+                        model = %self.config.model,
+                        timeout_s = self.config.timeout.as_secs_f64(),
+                    );
+                    return Err(LlmError::Timeout {
+                        url: self.endpoint.clone(),
+                        after: self.config.timeout,
+                    });
+                }
+                Failure::Bad(message) => {
+                    return Err(LlmError::BadResponse {
+                        url: self.endpoint.clone(),
+                        message: shorten(&redact(&message), MAX_ERROR_BODY_CHARS),
+                    });
+                }
+            };
+            if !retryable || attempt >= policy.max_retries {
+                return Err(error);
+            }
+            let wait = backoff(&policy, attempt, retry_after);
+            tracing::info!(
+                event = "LLM_RETRY",
+                provider = self.config.kind.as_str(),
+                model = %self.config.model,
+                attempt = attempt + 1,
+                wait_ms = wait.as_secs_f64() * 1000.0,
+                error = %error,
+            );
+            tokio::time::sleep(wait).await;
+            attempt += 1;
+            *retries += 1;
+        }
+    }
+
+    async fn attempt(
+        &self,
+        headers: &HeaderMap,
+        body: Vec<u8>,
+        request: &ChatRequest,
+    ) -> Result<Answer, Failure> {
+        let timeout = self.config.timeout;
+        match tokio::time::timeout(timeout, self.attempt_inner(headers, body, request)).await {
+            Ok(result) => result,
+            Err(_) => Err(Failure::Timeout),
+        }
+    }
+
+    async fn attempt_inner(
+        &self,
+        headers: &HeaderMap,
+        body: Vec<u8>,
+        request: &ChatRequest,
+    ) -> Result<Answer, Failure> {
+        let response = self
+            .http
+            .post(&self.endpoint)
+            .headers(headers.clone())
+            .body(body)
+            .timeout(self.config.timeout)
+            .send()
+            .await
+            .map_err(transport_failure)?;
+        let status = response.status();
+        if !status.is_success() {
+            let retry_after = retry_after(response.headers());
+            let body = response.text().await.map_err(transport_failure)?;
+            return Err(Failure::Http {
+                status: status.as_u16(),
+                body,
+                retry_after,
+            });
+        }
+        let is_json = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("application/json"));
+        let kind = self.config.kind;
+        // A server that ignores `stream: true` answers with one JSON document: read it as such.
+        if !request.stream || (is_json && kind != ProviderKind::Ollama) {
+            let bytes = response.bytes().await.map_err(transport_failure)?;
+            let answer = dialect::parse_body(kind, &bytes).map_err(Failure::Bad)?;
+            if let Some(progress) = &request.progress {
+                progress(answer.text.chars().count());
+            }
+            return Ok(answer);
+        }
+        read_stream(kind, response, request.progress.as_ref()).await
+    }
+}
+
+async fn read_stream(
+    kind: ProviderKind,
+    response: reqwest::Response,
+    progress: Option<&Progress>,
+) -> Result<Answer, Failure> {
+    let mut state = StreamState::default();
+    let mut lines = LineSplitter::default();
+    let mut chunks = response.bytes_stream();
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk.map_err(transport_failure)?;
+        let mut grew = false;
+        lines
+            .push(&chunk, |line| {
+                grew |= state.line(kind, line)?;
+                Ok(())
+            })
+            .map_err(Failure::Bad)?;
+        if grew && let Some(progress) = progress {
+            progress(state.chars);
+        }
+        if state.done {
+            break;
+        }
+    }
+    let mut grew = false;
+    lines
+        .finish(|line| {
+            grew |= state.line(kind, line)?;
+            Ok(())
+        })
+        .map_err(Failure::Bad)?;
+    grew |= state.end(kind).map_err(Failure::Bad)?;
+    if grew && let Some(progress) = progress {
+        progress(state.chars);
+    }
+    if !state.done && state.chars == 0 {
+        return Err(Failure::Bad(
+            "the stream ended before any answer arrived".into(),
+        ));
+    }
+    Ok(state.finish())
+}
+
+fn transport_failure(e: reqwest::Error) -> Failure {
+    if e.is_timeout() {
+        Failure::Timeout
+    } else if e.is_decode() {
+        Failure::Bad(error_chain(&e))
+    } else {
+        Failure::Network(error_chain(&e))
+    }
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    message
+}
+
+/// How long to wait before retry number `attempt + 1`: the server's `Retry-After` when it gave
+/// one, else `base · 2^attempt` jittered by ±50 %; never more than `max_delay`.
+pub(crate) fn backoff(
+    policy: &crate::config::RetryPolicy,
+    attempt: u32,
+    retry_after: Option<Duration>,
+) -> Duration {
+    let wait = match retry_after {
+        Some(d) => d,
+        None => {
+            let exp = policy.base_delay.saturating_mul(1u32 << attempt.min(16));
+            exp.mul_f64(0.5 + fastrand::f64())
+        }
+    };
+    wait.min(policy.max_delay)
+}
+
+/// `retry-after-ms` (OpenAI) or `Retry-After` in seconds or as an HTTP date.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    if let Some(ms) = headers
+        .get("retry-after-ms")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        && ms.is_finite()
+        && ms >= 0.0
+    {
+        return Some(Duration::from_secs_f64(ms / 1000.0));
+    }
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    parse_retry_after(value, SystemTime::now())
+}
+
+/// Parse a `Retry-After` value: delta-seconds or an HTTP date (relative to `now`).
+pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    if let Ok(secs) = value.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+fn shorten(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}… ({} more bytes)", &text[..cut], text.len() - cut),
+        None => text.to_owned(),
+    }
+}
+
+impl Provider for HttpProvider {
+    fn info(&self) -> ProviderInfo {
+        ProviderInfo {
+            kind: self.config.kind,
+            endpoint: self.endpoint.clone(),
+            model: self.config.model.clone(),
+        }
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<Completion, LlmError>> {
+        Box::pin(self.run(request))
+    }
+}
