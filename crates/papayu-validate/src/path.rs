@@ -26,7 +26,10 @@ pub struct PathError {
 
 impl PathError {
     fn invalid(message: impl Into<String>) -> Self {
-        Self { code: ErrorCode::InvalidPath, message: message.into() }
+        Self {
+            code: ErrorCode::InvalidPath,
+            message: message.into(),
+        }
     }
 }
 
@@ -152,38 +155,58 @@ impl AsRef<std::path::Path> for RelPath {
 /// mapping turns into `/`, `\` or `:`.
 fn forbidden_char_name(c: char) -> Option<&'static str> {
     match c {
-        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}' => {
-            Some("a bidirectional-text control character")
-        }
+        '\u{202A}'..='\u{202E}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{200E}'
+        | '\u{200F}'
+        | '\u{061C}' => Some("a bidirectional-text control character"),
         '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' => Some("a zero-width character"),
-        '\u{FF0F}' | '\u{FF3C}' | '\u{2215}' | '\u{2216}' | '\u{29F5}' | '\u{29F8}' | '\u{29F9}' | '\u{FE68}'
-        | '\u{2044}' | '\u{FF1A}' | '\u{A789}' | '\u{FE55}' | '\u{FE13}' => {
-            Some("a character that Windows can map to a path separator or ':'")
-        }
+        '\u{2028}' | '\u{2029}' => Some("a line or paragraph separator"),
+        '\u{FFFD}' => Some("the replacement character (the name was mangled by a lossy decode)"),
+        '\u{FF0E}' | '\u{2024}' | '\u{FE52}' => Some("a dot lookalike that Windows can map to `.`"),
+        '\u{FF0F}' | '\u{FF3C}' | '\u{2215}' | '\u{2216}' | '\u{29F5}' | '\u{29F8}'
+        | '\u{29F9}' | '\u{FE68}' | '\u{2044}' | '\u{FF1A}' | '\u{A789}' | '\u{FE55}'
+        | '\u{FE13}' => Some("a character that Windows can map to a path separator or ':'"),
         _ => None,
     }
 }
 
-/// Percent-encoded `.`, `/`, `\`, `:`, NUL, `%` (double encoding) and overlong UTF-8 lead bytes:
+/// Percent-encoded `.`, `/`, `\`, `:`, NUL, `%` (double encoding), overlong UTF-8 lead bytes and
+/// IIS-style `%uXXXX` escapes:
 /// no real file in a project is named like this, and such names are how traversal hides from
 /// naive checks in URL-decoding tools downstream.
 fn has_encoded_traversal(raw: &str) -> bool {
     let lower = raw.to_ascii_lowercase();
     let b = lower.as_bytes();
-    b.windows(3).any(|w| {
-        w[0] == b'%'
-            && matches!(
-                (w[1], w[2]),
-                (b'2', b'e') | (b'2', b'f') | (b'5', b'c') | (b'3', b'a') | (b'0', b'0') | (b'2', b'5')
-                    | (b'c', b'0') | (b'c', b'1') | (b'e', b'0')
-            )
-    })
+    let iis_unicode = b
+        .windows(6)
+        .any(|w| w[0] == b'%' && w[1] == b'u' && w[2..].iter().all(u8::is_ascii_hexdigit));
+    iis_unicode
+        || b.windows(3).any(|w| {
+            w[0] == b'%'
+                && matches!(
+                    (w[1], w[2]),
+                    (b'2', b'e')
+                        | (b'2', b'f')
+                        | (b'5', b'c')
+                        | (b'3', b'a')
+                        | (b'0', b'0')
+                        | (b'2', b'5')
+                        | (b'c', b'0')
+                        | (b'c', b'1')
+                        | (b'e', b'0')
+                )
+        })
 }
 
 const DEVICE_NAMES: &[&str] = &["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "CLOCK$"];
 
 fn is_device_name(segment: &str) -> bool {
-    let stem = segment.split('.').next().unwrap_or(segment).trim_end_matches(' ');
+    let stem = segment
+        .split('.')
+        .next()
+        .unwrap_or(segment)
+        .trim_end_matches(' ');
     let upper = stem.to_uppercase();
     if DEVICE_NAMES.contains(&upper.as_str()) {
         return true;
@@ -211,8 +234,14 @@ fn normalize(raw: &str) -> Result<String, PathError> {
             u32::from(c)
         )));
     }
-    if let Some((c, what)) = raw.chars().find_map(|c| forbidden_char_name(c).map(|w| (c, w))) {
-        return Err(PathError::invalid(format!("the path contains U+{:04X}, {what}", u32::from(c))));
+    if let Some((c, what)) = raw
+        .chars()
+        .find_map(|c| forbidden_char_name(c).map(|w| (c, w)))
+    {
+        return Err(PathError::invalid(format!(
+            "the path contains U+{:04X}, {what}",
+            u32::from(c)
+        )));
     }
     let bytes = raw.as_bytes();
     if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
@@ -222,19 +251,29 @@ fn normalize(raw: &str) -> Result<String, PathError> {
         )));
     }
     if raw.starts_with("\\\\") || raw.starts_with("//") {
-        return Err(PathError::invalid("UNC and network paths (`\\\\server\\share`) are not allowed; use a path relative to the project root"));
+        return Err(PathError::invalid(
+            "UNC and network paths (`\\\\server\\share`) are not allowed; use a path relative to the project root",
+        ));
     }
     if raw.starts_with(['/', '\\']) {
-        return Err(PathError::invalid("absolute paths are not allowed; use a path relative to the project root"));
+        return Err(PathError::invalid(
+            "absolute paths are not allowed; use a path relative to the project root",
+        ));
     }
     if raw.starts_with('~') {
-        return Err(PathError::invalid("`~` (home directory) paths are not allowed; use a path relative to the project root"));
+        return Err(PathError::invalid(
+            "`~` (home directory) paths are not allowed; use a path relative to the project root",
+        ));
     }
     if raw.contains(':') {
-        return Err(PathError::invalid("`:` is not allowed in a path (drive letters, NTFS alternate data streams)"));
+        return Err(PathError::invalid(
+            "`:` is not allowed in a path (drive letters, NTFS alternate data streams)",
+        ));
     }
     if has_encoded_traversal(raw) {
-        return Err(PathError::invalid("the path contains percent-encoded separators or dots; write the real characters"));
+        return Err(PathError::invalid(
+            "the path contains percent-encoded separators or dots; write the real characters",
+        ));
     }
     let unified = raw.replace('\\', "/");
     let body = unified.strip_prefix("./").unwrap_or(&unified);
@@ -243,30 +282,50 @@ fn normalize(raw: &str) -> Result<String, PathError> {
     }
     for segment in body.split('/') {
         match segment {
-            "" => return Err(PathError::invalid("the path has an empty segment (`//` or a trailing `/`)")),
-            "." => return Err(PathError::invalid("the path has a `.` segment; write it without `./`")),
-            ".." => return Err(PathError::invalid("`..` segments are not allowed: the path must stay inside the project")),
+            "" => {
+                return Err(PathError::invalid(
+                    "the path has an empty segment (`//` or a trailing `/`)",
+                ));
+            }
+            "." => {
+                return Err(PathError::invalid(
+                    "the path has a `.` segment; write it without `./`",
+                ));
+            }
+            ".." => {
+                return Err(PathError::invalid(
+                    "`..` segments are not allowed: the path must stay inside the project",
+                ));
+            }
             s if s.ends_with('.') || s.ends_with(' ') => {
                 return Err(PathError::invalid(format!(
                     "segment `{s}` ends in a dot or space, which Windows silently strips"
                 )));
             }
             s if is_device_name(s) => {
-                return Err(PathError::invalid(format!("`{s}` is a reserved Windows device name")));
+                return Err(PathError::invalid(format!(
+                    "`{s}` is a reserved Windows device name"
+                )));
             }
             _ => {}
         }
     }
-    if body.len() > MAX_PATH_BYTES {
-        return Err(PathError {
-            code: ErrorCode::PathTooLong,
-            message: format!("the path is {} bytes long; the limit is {MAX_PATH_BYTES}", body.len()),
-        });
-    }
     if let Some(s) = body.split('/').find(|s| s.len() > MAX_SEGMENT_BYTES) {
         return Err(PathError {
             code: ErrorCode::PathTooLong,
-            message: format!("a path segment is {} bytes long; the limit is {MAX_SEGMENT_BYTES}", s.len()),
+            message: format!(
+                "a path segment is {} bytes long; the limit is {MAX_SEGMENT_BYTES}",
+                s.len()
+            ),
+        });
+    }
+    if body.len() > MAX_PATH_BYTES {
+        return Err(PathError {
+            code: ErrorCode::PathTooLong,
+            message: format!(
+                "the path is {} bytes long; the limit is {MAX_PATH_BYTES}",
+                body.len()
+            ),
         });
     }
     Ok(body.to_owned())
@@ -278,8 +337,14 @@ mod tests {
 
     #[test]
     fn normalises_separators_and_leading_dot_slash() {
-        assert_eq!(RelPath::parse(r"src\main.rs").unwrap().as_str(), "src/main.rs");
-        assert_eq!(RelPath::parse("./src/main.rs").unwrap().as_str(), "src/main.rs");
+        assert_eq!(
+            RelPath::parse(r"src\main.rs").unwrap().as_str(),
+            "src/main.rs"
+        );
+        assert_eq!(
+            RelPath::parse("./src/main.rs").unwrap().as_str(),
+            "src/main.rs"
+        );
         assert!(RelPath::parse("././src").is_err());
     }
 
