@@ -1,5 +1,10 @@
 //! papayu's automation entry point: `cargo xtask <ci|codegen|bench|golden>`.
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::disallowed_methods, clippy::disallowed_types)]
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,7 +26,10 @@ fn main() -> Result<()> {
 }
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// Regenerate `schemas/*.json` from papayu-protocol's generator; `--check` fails on drift.
@@ -37,21 +45,29 @@ fn codegen(root: &Path, check: bool) -> Result<()> {
                 if check {
                     stale.push(path.display().to_string());
                 } else {
-                    std::fs::write(&path, want).with_context(|| format!("writing {}", path.display()))?;
+                    std::fs::write(&path, want)
+                        .with_context(|| format!("writing {}", path.display()))?;
                     println!("wrote {}", path.display());
                 }
             }
         }
     }
     if !stale.is_empty() {
-        bail!("stale schema files (run `cargo xtask codegen`):\n  {}", stale.join("\n  "));
+        bail!(
+            "stale schema files (run `cargo xtask codegen`):\n  {}",
+            stale.join("\n  ")
+        );
     }
     Ok(())
 }
 
 fn run(root: &Path, program: &str, args: &[&str]) -> Result<()> {
     eprintln!("xtask: $ {program} {}", args.join(" "));
-    let status = Command::new(program).args(args).current_dir(root).status().with_context(|| format!("running {program}"))?;
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(root)
+        .status()
+        .with_context(|| format!("running {program}"))?;
     if !status.success() {
         bail!("`{program} {}` failed with {status}", args.join(" "));
     }
@@ -62,8 +78,30 @@ fn run(root: &Path, program: &str, args: &[&str]) -> Result<()> {
 fn ci(root: &Path) -> Result<()> {
     run(root, "cargo", &["fmt", "--all", "--", "--check"])?;
     codegen(root, true)?;
-    run(root, "cargo", &["clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])?;
-    run(root, "cargo", &["nextest", "run", "--workspace", "--locked", "--no-fail-fast"])?;
+    run(
+        root,
+        "cargo",
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
+    run(
+        root,
+        "cargo",
+        &[
+            "nextest",
+            "run",
+            "--workspace",
+            "--locked",
+            "--no-fail-fast",
+        ],
+    )?;
     run(root, "cargo", &["test", "--workspace", "--doc", "--locked"])?;
     let docs_env = [("RUSTDOCFLAGS", "-D warnings")];
     eprintln!("xtask: $ RUSTDOCFLAGS='-D warnings' cargo doc --workspace --no-deps");

@@ -191,7 +191,10 @@ mod tests {
             let s = code.as_str();
             assert!(seen.insert(s), "duplicate code {s}");
             assert!(s.starts_with("ERR_"), "{s}");
-            assert!(s.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'));
+            assert!(
+                s.bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+            );
             assert_eq!(ErrorCode::parse(s), Some(code));
             let json = serde_json::to_string(&code).unwrap();
             assert_eq!(json, format!("\"{s}\""));

@@ -36,11 +36,12 @@ mod types;
 
 pub use error_code::{ErrorCode, UnknownErrorCode};
 pub use parse::{
-    Document, ParseError, Violation, document_from_value, extract_json, parse_document, parse_response,
-    parse_value, strip_nulls,
+    Document, ParseError, Violation, document_from_value, extract_json, parse_document,
+    parse_response, parse_value, strip_nulls,
 };
 pub use schema::{SchemaVariant, schema_hash, sha256_hex};
 pub use types::{
-    ACTION_FIELDS, Action, ActionKind, ContextRequest, Edit, EditOp, MEMORY_PATCH_KEYS, MemoryValueKind, PlanStep,
-    ProposedChanges, ProtocolVersion, ROOT_FIELDS, Response, ResponseMode,
+    ACTION_FIELDS, Action, ActionKind, ContextRequest, Edit, EditOp, MEMORY_PATCH_KEYS,
+    MemoryValueKind, PlanStep, ProposedChanges, ProtocolVersion, ROOT_FIELDS, Response,
+    ResponseMode,
 };

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::error_code::ErrorCode;
 use crate::schema::{SchemaVariant, schema_value};
-use crate::types::{Action, ProtocolVersion, Response};
+use crate::types::{Action, ActionKind, ProtocolVersion, Response};
 
 /// Why an answer could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -53,6 +53,14 @@ impl ParseError {
         }
     }
 
+    /// What is wrong, without the code and pointer (those are separate fields of a [`Violation`]).
+    pub fn message(&self) -> String {
+        match self {
+            Self::Schema { message, .. } => message.clone(),
+            other => other.to_string(),
+        }
+    }
+
     /// The JSON pointer of the failing field, for schema errors.
     pub fn pointer(&self) -> Option<&str> {
         match self {
@@ -63,7 +71,11 @@ impl ParseError {
 }
 
 fn display_pointer(pointer: &str) -> &str {
-    if pointer.is_empty() { "the root" } else { pointer }
+    if pointer.is_empty() {
+        "the root"
+    } else {
+        pointer
+    }
 }
 
 /// One problem found in an answer: what `papayu validate` and repair prompts list.
@@ -87,7 +99,13 @@ pub struct Violation {
 impl Violation {
     /// A violation not tied to an action.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { code, action_index: None, path: None, pointer: None, message: message.into() }
+        Self {
+            code,
+            action_index: None,
+            path: None,
+            pointer: None,
+            message: message.into(),
+        }
     }
 
     /// Attach the action index and path.
@@ -109,7 +127,7 @@ impl std::fmt::Display for Violation {
         write!(f, "{}", self.code)?;
         if let Some(i) = self.action_index {
             write!(f, " [action {i}")?;
-            if let Some(p) = &self.path {
+            if let Some(p) = self.path.as_deref().filter(|p| !p.is_empty()) {
                 write!(f, " {p:?}")?;
             }
             write!(f, "]")?;
@@ -123,7 +141,7 @@ impl std::fmt::Display for Violation {
 
 impl From<&ParseError> for Violation {
     fn from(e: &ParseError) -> Self {
-        let v = Violation::new(e.code(), e.to_string());
+        let v = Violation::new(e.code(), e.message());
         match e.pointer() {
             Some(p) => v.with_pointer(p),
             None => v,
@@ -139,7 +157,9 @@ impl From<&ParseError> for Violation {
 pub fn extract_json(text: &str) -> Result<Value, ParseError> {
     let trimmed = text.trim().trim_start_matches('\u{feff}');
     if trimmed.is_empty() {
-        return Err(ParseError::NoJson { array_allowed: true });
+        return Err(ParseError::NoJson {
+            array_allowed: true,
+        });
     }
     let whole = serde_json::from_str::<Value>(trimmed);
     if let Ok(v) = whole {
@@ -161,7 +181,9 @@ pub fn extract_json(text: &str) -> Result<Value, ParseError> {
     if trimmed.starts_with(['{', '[']) {
         return parse_json_text(trimmed);
     }
-    Err(first_error.unwrap_or(ParseError::NoJson { array_allowed: true }))
+    Err(first_error.unwrap_or(ParseError::NoJson {
+        array_allowed: true,
+    }))
 }
 
 fn parse_json_text(text: &str) -> Result<Value, ParseError> {
@@ -187,7 +209,10 @@ fn first_fenced_block(text: &str) -> Option<&str> {
     let body_start = after_ticks.find('\n')? + 1;
     let info = after_ticks[..body_start].trim();
     // Only a language tag may follow the opening fence.
-    if info.chars().any(|c| c.is_whitespace() || c == '{' || c == '[') {
+    if info
+        .chars()
+        .any(|c| c.is_whitespace() || c == '{' || c == '[')
+    {
         return None;
     }
     let body = &after_ticks[body_start..];
@@ -270,13 +295,20 @@ fn validators(version: ProtocolVersion) -> Result<&'static Validators, ParseErro
         let branch = |name: &str| {
             let mut s = Map::new();
             s.insert("$schema".into(), schema["$schema"].clone());
-            s.insert("$ref".into(), Value::String(format!("#/definitions/{name}")));
+            s.insert(
+                "$ref".into(),
+                Value::String(format!("#/definitions/{name}")),
+            );
             s.insert("definitions".into(), schema["definitions"].clone());
             jsonschema::draft7::new(&Value::Object(s)).map_err(|e| e.to_string())
         };
         Ok(Validators {
             response: branch("response")?,
-            action_list: if version.allows_array_root() { Some(branch("action_list")?) } else { None },
+            action_list: if version.allows_array_root() {
+                Some(branch("action_list")?)
+            } else {
+                None
+            },
         })
     });
     built.as_ref().map_err(|e| ParseError::Schema {
@@ -308,7 +340,10 @@ fn action_relative(pointer: &str) -> Option<(usize, &str)> {
     Some((index, &rest[end..]))
 }
 
-fn schema_errors(version: ProtocolVersion, value: &Value) -> Result<Vec<(String, String, bool)>, ParseError> {
+fn schema_errors(
+    version: ProtocolVersion,
+    value: &Value,
+) -> Result<Vec<(String, String, bool)>, ParseError> {
     let v = validators(version)?;
     let validator = match (value, &v.action_list) {
         (Value::Array(_), Some(list)) => list,
@@ -325,7 +360,10 @@ fn schema_errors(version: ProtocolVersion, value: &Value) -> Result<Vec<(String,
         _ => {
             return Ok(vec![(
                 String::new(),
-                format!("expected a JSON object at the root, found {}", json_type(value)),
+                format!(
+                    "expected a JSON object at the root, found {}",
+                    json_type(value)
+                ),
                 false,
             )]);
         }
@@ -333,10 +371,33 @@ fn schema_errors(version: ProtocolVersion, value: &Value) -> Result<Vec<(String,
     Ok(validator
         .iter_errors(value)
         .map(|e| {
-            let additional = matches!(e.kind(), jsonschema::error::ValidationErrorKind::AdditionalProperties { .. });
-            (e.instance_path().to_string(), e.to_string(), additional)
+            let pointer = e.instance_path().to_string();
+            let additional = matches!(
+                e.kind(),
+                jsonschema::error::ValidationErrorKind::AdditionalProperties { .. }
+            );
+            let message = match (action_relative(&pointer), e.instance().as_ref()) {
+                (Some((_, "/kind")), kind) => unknown_kind_message(kind, version),
+                _ => e.to_string(),
+            };
+            (pointer, message, additional)
         })
         .collect())
+}
+
+fn unknown_kind_message(kind: &Value, version: ProtocolVersion) -> String {
+    let allowed: Vec<&str> = version.kinds().iter().map(ActionKind::as_str).collect();
+    let needs = match kind.as_str().map(ActionKind::parse) {
+        Some(k @ (ActionKind::EditFile | ActionKind::ReplaceRange)) => {
+            format!(" ({k} needs protocol v3)")
+        }
+        Some(k @ ActionKind::PatchFile) => format!(" ({k} needs protocol v2 or v3)"),
+        _ => String::new(),
+    };
+    format!(
+        "unknown kind {kind} for protocol {version}; use one of {}{needs}",
+        allowed.join(", ")
+    )
 }
 
 fn json_type(v: &Value) -> &'static str {
@@ -350,13 +411,23 @@ fn json_type(v: &Value) -> &'static str {
     }
 }
 
-fn typed<T: DeserializeOwned>(value: Value, prefix: &str, version: ProtocolVersion) -> Result<T, ParseError> {
+fn typed<T: DeserializeOwned>(
+    value: Value,
+    prefix: &str,
+    version: ProtocolVersion,
+) -> Result<T, ParseError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let pointer = if path == "." {
             prefix.to_owned()
         } else {
-            format!("{prefix}/{}", path.replace('.', "/").replace(['[', ']'], "/").replace("//", "/").trim_end_matches('/'))
+            format!(
+                "{prefix}/{}",
+                path.replace('.', "/")
+                    .replace(['[', ']'], "/")
+                    .replace("//", "/")
+                    .trim_end_matches('/')
+            )
         };
         ParseError::Schema {
             code: ErrorCode::SchemaValidation,
@@ -385,7 +456,8 @@ pub fn parse_response(text: &str, version: ProtocolVersion) -> Result<Response, 
 /// [`parse_response`] for an already-parsed JSON value (nulls are treated as absent).
 pub fn parse_value(mut value: Value, version: ProtocolVersion) -> Result<Response, ParseError> {
     strip_nulls(&mut value);
-    if let Some((pointer, message, additional)) = schema_errors(version, &value)?.into_iter().next() {
+    if let Some((pointer, message, additional)) = schema_errors(version, &value)?.into_iter().next()
+    {
         return Err(ParseError::Schema {
             code: code_for_schema_error(&pointer, additional),
             pointer,
@@ -401,9 +473,47 @@ pub fn parse_value(mut value: Value, version: ProtocolVersion) -> Result<Respons
 
 fn with_array_hint(e: ParseError, version: ProtocolVersion) -> ParseError {
     match e {
-        ParseError::NoJson { .. } => ParseError::NoJson { array_allowed: version.allows_array_root() },
+        ParseError::NoJson { .. } => ParseError::NoJson {
+            array_allowed: version.allows_array_root(),
+        },
         other => other,
     }
+}
+
+/// Read the envelope into a [`Response`], dropping each root field serde cannot read (and
+/// reporting it unless the schema already did), so one bad field does not hide the rest.
+fn typed_envelope(
+    mut envelope: Value,
+    version: ProtocolVersion,
+    violations: &mut Vec<Violation>,
+) -> Response {
+    for _ in 0..crate::types::ROOT_FIELDS.len() + 8 {
+        match typed::<Response>(envelope.clone(), "", version) {
+            Ok(r) => return r,
+            Err(e) => {
+                let pointer = e.pointer().unwrap_or_default().to_owned();
+                let field = pointer
+                    .trim_start_matches('/')
+                    .split('/')
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned();
+                let already = violations.iter().any(|v| {
+                    v.pointer
+                        .as_deref()
+                        .is_some_and(|p| p == pointer || p == format!("/{field}"))
+                });
+                if !already {
+                    violations.push(Violation::from(&e));
+                }
+                match envelope.as_object_mut().and_then(|m| m.remove(&field)) {
+                    Some(_) => {}
+                    None => return Response::default(),
+                }
+            }
+        }
+    }
+    Response::default()
 }
 
 /// A leniently parsed answer: everything that could be read, plus every problem found on the
@@ -459,7 +569,9 @@ pub fn document_from_value(mut value: Value, version: ProtocolVersion) -> Docume
                 .get_mut("proposed_changes")
                 .and_then(Value::as_object_mut)
                 .and_then(|p| match p.get("actions") {
-                    Some(Value::Array(_)) if version.allows_proposed_actions() => p.remove("actions"),
+                    Some(Value::Array(_)) if version.allows_proposed_actions() => {
+                        p.remove("actions")
+                    }
                     _ => None,
                 });
             let root = match map.get("actions") {
@@ -477,7 +589,10 @@ pub fn document_from_value(mut value: Value, version: ProtocolVersion) -> Docume
             doc.violations.push(
                 Violation::new(
                     ErrorCode::SchemaValidation,
-                    format!("expected a JSON object at the root, found {}", json_type(&other)),
+                    format!(
+                        "expected a JSON object at the root, found {}",
+                        json_type(&other)
+                    ),
                 )
                 .with_pointer(""),
             );
@@ -487,26 +602,34 @@ pub fn document_from_value(mut value: Value, version: ProtocolVersion) -> Docume
 
     if let Some(envelope) = envelope {
         match schema_errors(version, &envelope) {
-            Ok(errors) => doc.violations.extend(errors.into_iter().map(|(pointer, message, additional)| {
-                Violation::new(code_for_schema_error(&pointer, additional), message).with_pointer(pointer)
-            })),
+            Ok(errors) => {
+                doc.violations
+                    .extend(errors.into_iter().map(|(pointer, message, additional)| {
+                        Violation::new(code_for_schema_error(&pointer, additional), message)
+                            .with_pointer(pointer)
+                    }))
+            }
             Err(e) => doc.violations.push(Violation::from(&e)),
         }
-        match typed::<Response>(envelope, "", version) {
-            Ok(r) => doc.response = r,
-            Err(e) => doc.violations.push(Violation::from(&e)),
-        }
+        doc.response = typed_envelope(envelope, version, &mut doc.violations);
     }
 
     let mut actions = Vec::with_capacity(raw_actions.len());
     for (index, raw) in raw_actions.into_iter().enumerate() {
         let pointer = format!("{list_pointer}/{index}");
-        let path = raw.get("path").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let path = raw
+            .get("path")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
         if !raw.is_object() {
             doc.violations.push(
-                Violation::new(ErrorCode::SchemaValidation, format!("an action must be a JSON object, found {}", json_type(&raw)))
-                    .at_action(index, path)
-                    .with_pointer(pointer),
+                Violation::new(
+                    ErrorCode::SchemaValidation,
+                    format!("an action must be a JSON object, found {}", json_type(&raw)),
+                )
+                .at_action(index, path)
+                .with_pointer(pointer),
             );
             continue;
         }
@@ -515,11 +638,16 @@ pub fn document_from_value(mut value: Value, version: ProtocolVersion) -> Docume
                 actions.push(action);
                 doc.action_indices.push(index);
             }
-            Err(e) => doc.violations.push(Violation::from(&e).at_action(index, path)),
+            Err(e) => doc
+                .violations
+                .push(Violation::from(&e).at_action(index, path)),
         }
     }
     if list_pointer == "/proposed_changes/actions" {
-        doc.response.proposed_changes.get_or_insert_with(Default::default).actions = Some(actions);
+        doc.response
+            .proposed_changes
+            .get_or_insert_with(Default::default)
+            .actions = Some(actions);
     } else {
         doc.response.actions = actions;
     }

@@ -45,8 +45,9 @@ impl ProtocolVersion {
     pub fn kinds(self) -> &'static [ActionKind] {
         use ActionKind::*;
         const V1: &[ActionKind] = &[CreateFile, CreateDir, UpdateFile, DeleteFile, DeleteDir];
-        const V2: &[ActionKind] =
-            &[CreateFile, CreateDir, UpdateFile, DeleteFile, DeleteDir, PatchFile];
+        const V2: &[ActionKind] = &[
+            CreateFile, CreateDir, UpdateFile, DeleteFile, DeleteDir, PatchFile,
+        ];
         const V3: &[ActionKind] = &[
             CreateFile,
             CreateDir,
@@ -160,7 +161,11 @@ impl ActionKind {
     pub fn is_file_writer(&self) -> bool {
         matches!(
             self,
-            Self::CreateFile | Self::UpdateFile | Self::PatchFile | Self::EditFile | Self::ReplaceRange
+            Self::CreateFile
+                | Self::UpdateFile
+                | Self::PatchFile
+                | Self::EditFile
+                | Self::ReplaceRange
         )
     }
 
@@ -250,7 +255,11 @@ pub struct Action {
 impl Action {
     /// A new action of `kind` on `path` with no other fields.
     pub fn new(kind: ActionKind, path: impl Into<String>) -> Self {
-        Self { kind, path: path.into(), ..Self::default() }
+        Self {
+            kind,
+            path: path.into(),
+            ..Self::default()
+        }
     }
 
     /// Names of the optional fields that are present, in wire order.
@@ -436,12 +445,19 @@ pub struct Response {
 impl Response {
     /// A response holding only `actions`.
     pub fn from_actions(actions: Vec<Action>) -> Self {
-        Self { actions, ..Self::default() }
+        Self {
+            actions,
+            ..Self::default()
+        }
     }
 
     /// The actions papayu acts on: `proposed_changes.actions` when present, else root `actions`.
     pub fn effective_actions(&self) -> &[Action] {
-        match self.proposed_changes.as_ref().and_then(|p| p.actions.as_deref()) {
+        match self
+            .proposed_changes
+            .as_ref()
+            .and_then(|p| p.actions.as_deref())
+        {
             Some(actions) => actions,
             None => &self.actions,
         }
@@ -449,7 +465,11 @@ impl Response {
 
     /// JSON pointer of the effective action list (`/proposed_changes/actions` or `/actions`).
     pub fn effective_actions_pointer(&self) -> &'static str {
-        if self.proposed_changes.as_ref().is_some_and(|p| p.actions.is_some()) {
+        if self
+            .proposed_changes
+            .as_ref()
+            .is_some_and(|p| p.actions.is_some())
+        {
             "/proposed_changes/actions"
         } else {
             "/actions"
@@ -458,7 +478,9 @@ impl Response {
 
     /// Whether the summary declares that nothing needs to change (`NO_CHANGES:` prefix).
     pub fn is_no_changes(&self) -> bool {
-        self.summary.as_deref().is_some_and(|s| s.trim_start().starts_with("NO_CHANGES:"))
+        self.summary
+            .as_deref()
+            .is_some_and(|s| s.trim_start().starts_with("NO_CHANGES:"))
     }
 }
 
@@ -480,14 +502,29 @@ pub const ROOT_FIELDS: &[&str] = &[
 ];
 
 /// Optional action fields (besides `kind` and `path`), in wire order.
-pub const ACTION_FIELDS: &[&str] =
-    &["content", "patch", "base_sha256", "edits", "start_line", "end_line"];
+pub const ACTION_FIELDS: &[&str] = &[
+    "content",
+    "patch",
+    "base_sha256",
+    "edits",
+    "start_line",
+    "end_line",
+];
 
 /// The 13 whitelisted `memory_patch` keys (SPEC §8) with their JSON types.
 pub const MEMORY_PATCH_KEYS: &[(&str, MemoryValueKind)] = &[
-    ("user.preferred_style", MemoryValueKind::Enum(&["brief", "normal", "verbose"])),
-    ("user.ask_budget", MemoryValueKind::Integer { min: 0, max: 2 }),
-    ("user.risk_tolerance", MemoryValueKind::Enum(&["low", "medium", "high"])),
+    (
+        "user.preferred_style",
+        MemoryValueKind::Enum(&["brief", "normal", "verbose"]),
+    ),
+    (
+        "user.ask_budget",
+        MemoryValueKind::Integer { min: 0, max: 2 },
+    ),
+    (
+        "user.risk_tolerance",
+        MemoryValueKind::Enum(&["low", "medium", "high"]),
+    ),
     ("user.default_language", MemoryValueKind::String),
     (
         "user.output_format",
