@@ -29,7 +29,6 @@ impl From<Exit> for ExitCode {
 #[derive(Debug)]
 pub struct UsageError(pub String);
 
-
 impl std::fmt::Display for UsageError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
@@ -52,7 +51,11 @@ pub fn finish(result: anyhow::Result<Exit>, global: &Global) -> ExitCode {
     match result {
         Ok(code) => code.into(),
         Err(err) => {
-            let exit = if err.downcast_ref::<UsageError>().is_some() { Exit::Usage } else { Exit::Failure };
+            let exit = if err.downcast_ref::<UsageError>().is_some() {
+                Exit::Usage
+            } else {
+                Exit::Failure
+            };
             if global.json {
                 let doc = serde_json::json!({ "ok": false, "error": format!("{err:#}") });
                 println!("{doc}");

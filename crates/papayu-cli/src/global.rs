@@ -3,6 +3,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use papayu_protocol::ProtocolVersion;
+
+use crate::exit::UsageError;
 
 /// Flags every command accepts.
 #[derive(Debug, Clone, Args)]
@@ -10,6 +13,10 @@ pub struct Global {
     /// Project root (default: the current directory).
     #[arg(long, global = true, value_name = "DIR")]
     pub project: Option<PathBuf>,
+    /// Protocol version 1, 2 or 3 (default: $PAPAYU_PROTOCOL_VERSION, else
+    /// $PAPAYU_PROTOCOL_DEFAULT, else 2).
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub protocol: Option<u8>,
     /// Print one machine-readable JSON document instead of human output.
     #[arg(long, global = true)]
     pub json: bool,
@@ -29,6 +36,33 @@ impl Global {
     }
 }
 
+impl Global {
+    /// The effective protocol version (SPEC §3.1): the flag, else `PAPAYU_PROTOCOL_VERSION`
+    /// (forces), else `PAPAYU_PROTOCOL_DEFAULT`, else v2.
+    #[allow(clippy::disallowed_methods, reason = "frontends read the environment once (SPEC §12)")]
+    pub fn protocol_version(&self) -> anyhow::Result<ProtocolVersion> {
+        if let Some(n) = self.protocol {
+            return crate::cmd::version(n);
+        }
+        for var in ["PAPAYU_PROTOCOL_VERSION", "PAPAYU_PROTOCOL_DEFAULT"] {
+            if let Ok(value) = std::env::var(var) {
+                let n: u8 = value.trim().parse().map_err(|_| {
+                    UsageError(format!(
+                        "{var}={value:?} is not a protocol version (1, 2 or 3)"
+                    ))
+                })?;
+                return crate::cmd::version(n).map_err(|_| {
+                    UsageError(format!(
+                        "{var}={value:?} is not a protocol version (1, 2 or 3)"
+                    ))
+                    .into()
+                });
+            }
+        }
+        Ok(ProtocolVersion::V2)
+    }
+}
+
 /// Log to stderr; quiet unless `-v` (or `RUST_LOG`) asks for more.
 pub fn init_tracing(global: &Global) {
     let default = match global.verbose {
@@ -39,5 +73,8 @@ pub fn init_tracing(global: &Global) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }

@@ -28,6 +28,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Validate a plan (a model answer) against every rule and list all problems.
+    Validate(cmd::validate::Args),
     /// Print the JSON schema of a protocol version.
     Schema(cmd::schema::Args),
 }
@@ -36,13 +38,18 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { Exit::Usage } else { Exit::Ok };
+            let code = if e.use_stderr() {
+                Exit::Usage
+            } else {
+                Exit::Ok
+            };
             let _ = e.print();
             return code.into();
         }
     };
     global::init_tracing(&cli.global);
     let result = match &cli.command {
+        Command::Validate(args) => cmd::validate::run(args, &cli.global),
         Command::Schema(args) => cmd::schema::run(args, &cli.global),
     };
     exit::finish(result, &cli.global)
