@@ -39,7 +39,10 @@ impl Global {
 impl Global {
     /// The effective protocol version (SPEC §3.1): the flag, else `PAPAYU_PROTOCOL_VERSION`
     /// (forces), else `PAPAYU_PROTOCOL_DEFAULT`, else v2.
-    #[allow(clippy::disallowed_methods, reason = "frontends read the environment once (SPEC §12)")]
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "frontends read the environment once (SPEC §12)"
+    )]
     pub fn protocol_version(&self) -> anyhow::Result<ProtocolVersion> {
         if let Some(n) = self.protocol {
             return crate::cmd::version(n);

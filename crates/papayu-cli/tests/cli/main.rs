@@ -1,4 +1,13 @@
 //! End-to-end tests of the `papayu` binary: real process, real files, exit codes and output.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    missing_docs
+)]
 
 mod schema;
 mod validate;
