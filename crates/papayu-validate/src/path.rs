@@ -171,32 +171,16 @@ fn forbidden_char_name(c: char) -> Option<&'static str> {
     }
 }
 
-/// Percent-encoded `.`, `/`, `\`, `:`, NUL, `%` (double encoding), overlong UTF-8 lead bytes and
-/// IIS-style `%uXXXX` escapes:
-/// no real file in a project is named like this, and such names are how traversal hides from
-/// naive checks in URL-decoding tools downstream.
+/// Any `%XX` hex escape or IIS-style `%uXXXX` escape. Encoded dots, separators, NUL, double
+/// encoding (`%252e`) and overlong UTF-8 (`%c0%ae`) are how traversal hides from naive checks
+/// in URL-decoding tools downstream; listing only the dangerous ones invites a bypass through
+/// the next encoding, and real project files are not named with escapes.
 fn has_encoded_traversal(raw: &str) -> bool {
-    let lower = raw.to_ascii_lowercase();
-    let b = lower.as_bytes();
-    let iis_unicode = b
-        .windows(6)
-        .any(|w| w[0] == b'%' && w[1] == b'u' && w[2..].iter().all(u8::is_ascii_hexdigit));
-    iis_unicode
-        || b.windows(3).any(|w| {
-            w[0] == b'%'
-                && matches!(
-                    (w[1], w[2]),
-                    (b'2', b'e')
-                        | (b'2', b'f')
-                        | (b'5', b'c')
-                        | (b'3', b'a')
-                        | (b'0', b'0')
-                        | (b'2', b'5')
-                        | (b'c', b'0')
-                        | (b'c', b'1')
-                        | (b'e', b'0')
-                )
-        })
+    let b = raw.as_bytes();
+    let hex = |w: &[u8]| w.iter().all(u8::is_ascii_hexdigit);
+    b.windows(3).any(|w| w[0] == b'%' && hex(&w[1..]))
+        || b.windows(6)
+            .any(|w| w[0] == b'%' && matches!(w[1], b'u' | b'U') && hex(&w[2..]))
 }
 
 const DEVICE_NAMES: &[&str] = &["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "CLOCK$"];
@@ -272,7 +256,7 @@ fn normalize(raw: &str) -> Result<String, PathError> {
     }
     if has_encoded_traversal(raw) {
         return Err(PathError::invalid(
-            "the path contains percent-encoded separators or dots; write the real characters",
+            "the path contains a percent-encoded escape (`%2e`, `%c0%af`, `%u002e`, …); write the real characters",
         ));
     }
     let unified = raw.replace('\\', "/");
