@@ -12,14 +12,27 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use papayu_protocol::{ProtocolVersion, SchemaVariant, schema};
 
-fn main() -> Result<()> {
+fn main() -> std::process::ExitCode {
+    match run_xtask() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_xtask() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = workspace_root();
     match args.first().map(String::as_str) {
         Some("codegen") => codegen(&root, args.iter().any(|a| a == "--check")),
         Some("ci") => ci(&root),
+        Some("bench") => bench(&root, &args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci|codegen [--check]>");
+            eprintln!(
+                "usage: cargo xtask <ci | codegen [--check] | bench [FILTER...] [-- BENCH ARGS]>"
+            );
             bail!("unknown or missing xtask command")
         }
     }
@@ -114,4 +127,166 @@ fn ci(root: &Path) -> Result<()> {
         bail!("cargo doc failed");
     }
     Ok(())
+}
+
+/// Every `[[bench]]` target of the workspace as (package, bench name), from `cargo metadata`.
+fn bench_targets(root: &Path) -> Result<Vec<(String, String)>> {
+    let out = Command::new("cargo")
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .current_dir(root)
+        .output()
+        .context("running cargo metadata")?;
+    if !out.status.success() {
+        bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    let mut targets = Vec::new();
+    for package in meta["packages"].as_array().into_iter().flatten() {
+        let name = package["name"].as_str().unwrap_or_default();
+        for target in package["targets"].as_array().into_iter().flatten() {
+            let is_bench = target["kind"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|k| k == "bench");
+            if is_bench {
+                targets.push((
+                    name.to_owned(),
+                    target["name"].as_str().unwrap_or_default().to_owned(),
+                ));
+            }
+        }
+    }
+    targets.sort();
+    Ok(targets)
+}
+
+/// Run every benchmark (or those whose `package/bench` contains a filter) in release mode.
+///
+/// Each bench is a plain `harness = false` program printing one JSON object per line
+/// (`{"bench", "metric", "value", "unit", ...}`) plus human text; xtask collects the JSON lines
+/// into `target/bench-results.jsonl` and prints a summary table. Arguments after `--` are
+/// passed to every bench.
+fn bench(root: &Path, args: &[String]) -> Result<()> {
+    let (filters, passthrough) = match args.iter().position(|a| a == "--") {
+        Some(i) => (&args[..i], &args[i + 1..]),
+        None => (args, &[][..]),
+    };
+    let targets: Vec<_> = bench_targets(root)?
+        .into_iter()
+        .filter(|(p, b)| {
+            filters.is_empty()
+                || filters
+                    .iter()
+                    .any(|f| format!("{p}/{b}").contains(f.as_str()))
+        })
+        .collect();
+    if targets.is_empty() {
+        bail!("no benchmark matches {filters:?}");
+    }
+    let machine = machine_description();
+    println!("machine: {machine}");
+    let mut results = Vec::new();
+    let mut failed = Vec::new();
+    for (package, name) in &targets {
+        println!("\n=== {package}/{name}");
+        let mut cmd = Command::new("cargo");
+        cmd.args(["bench", "--quiet", "-p", package, "--bench", name, "--"])
+            .args(passthrough)
+            .current_dir(root);
+        let out = cmd
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .with_context(|| format!("running bench {name}"))?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        for line in stdout.lines() {
+            match serde_json::from_str::<serde_json::Value>(line) {
+                Ok(v) if v.get("bench").is_some() => {
+                    let mut v = v;
+                    v["package"] = serde_json::json!(package);
+                    results.push(v);
+                }
+                _ => println!("{line}"),
+            }
+        }
+        if !out.status.success() {
+            failed.push(format!("{package}/{name} ({})", out.status));
+        }
+    }
+    println!(
+        "\n{:<28} {:<34} {:<30} {:>14} unit",
+        "bench", "case", "metric", "value"
+    );
+    for r in &results {
+        let case = r
+            .get("category")
+            .or_else(|| r.get("case"))
+            .and_then(|c| c.as_str())
+            .unwrap_or("-");
+        let value = match &r["value"] {
+            serde_json::Value::Number(n) => n
+                .as_f64()
+                .map(|f| format!("{f:.3}"))
+                .unwrap_or_else(|| n.to_string()),
+            other => other.to_string(),
+        };
+        println!(
+            "{:<28} {:<34} {:<30} {:>14} {}",
+            r["bench"].as_str().unwrap_or("-"),
+            case,
+            r["metric"].as_str().unwrap_or("-"),
+            value,
+            r["unit"].as_str().unwrap_or("")
+        );
+    }
+    let out_path = root.join("target/bench-results.jsonl");
+    let mut text = String::new();
+    for r in &results {
+        let mut r = r.clone();
+        r["machine"] = serde_json::json!(machine);
+        text.push_str(&r.to_string());
+        text.push('\n');
+    }
+    std::fs::create_dir_all(root.join("target"))?;
+    std::fs::write(&out_path, text)?;
+    println!("\nresults: {}", out_path.display());
+    if !failed.is_empty() {
+        bail!("benchmarks failed: {}", failed.join(", "));
+    }
+    Ok(())
+}
+
+fn machine_description() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let mem_kb: u64 = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .next()
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|n| n.parse().ok())
+        })
+        .unwrap_or(0);
+    let rustc = Command::new("rustc")
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    format!(
+        "{cpu}, {cores} cores, {} GiB, {rustc}",
+        mem_kb / 1024 / 1024
+    )
 }
