@@ -1,0 +1,104 @@
+//! Limits and knobs, all passed in by the caller (libraries never read the environment).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// One tool whose version the `env` block reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolProbe {
+    /// Name shown in the block (`rustc`).
+    pub name: String,
+    /// Program to run.
+    pub program: String,
+    /// Its arguments (`--version`).
+    pub args: Vec<String>,
+}
+
+impl ToolProbe {
+    /// A probe running `program args...`, shown as `name`.
+    pub fn new(name: &str, program: &str, args: &[&str]) -> Self {
+        Self {
+            name: name.to_owned(),
+            program: program.to_owned(),
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+        }
+    }
+
+    /// The SPEC §6.1 probes: rustc, cargo, python3, node, npm, go.
+    pub fn defaults() -> Vec<ToolProbe> {
+        vec![
+            ToolProbe::new("rustc", "rustc", &["--version"]),
+            ToolProbe::new("cargo", "cargo", &["--version"]),
+            ToolProbe::new("python3", "python3", &["--version"]),
+            ToolProbe::new("node", "node", &["--version"]),
+            ToolProbe::new("npm", "npm", &["--version"]),
+            ToolProbe::new("go", "go", &["version"]),
+        ]
+    }
+}
+
+/// Every limit of the context layer. [`Default`] gives the SPEC §6 values; a frontend maps
+/// `PAPAYU_CONTEXT_MAX_FILES|FILE_CHARS|TOTAL_CHARS|LOG_CHARS` onto the first four fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextConfig {
+    /// At most this many FILE blocks carrying content survive the diet (8).
+    pub max_files: usize,
+    /// A FILE (or search/env) block body longer than this is cut 60/40 around the marker (20 000).
+    pub max_file_chars: usize,
+    /// Budget for the whole rendered context, in characters (120 000).
+    pub max_total_chars: usize,
+    /// A LOGS block body longer than this is cut 60/40 around the marker (12 000).
+    pub max_log_chars: usize,
+    /// A FILE block the model asked for keeps at least this many body characters (4 000); this
+    /// is the one case where the context may exceed `max_total_chars`.
+    pub requested_file_floor_chars: usize,
+    /// Search returns at most this many hits (50).
+    pub max_search_hits: usize,
+    /// A displayed search line is cut to this many characters (300).
+    pub search_line_max_chars: usize,
+    /// Threads for the search walk; 0 lets the walker choose (as ripgrep does).
+    pub search_threads: usize,
+    /// `read_file` without `end_line` shows this many lines (200).
+    pub read_default_lines: u64,
+    /// `logs` without `last_n` shows this many lines (200).
+    pub logs_default_last_n: u64,
+    /// Files larger than this are not read (8 MiB); log files are read from their last
+    /// `max_file_bytes` only.
+    pub max_file_bytes: u64,
+    /// Per-probe timeout of the `env` block (3 s); probes run concurrently.
+    pub env_probe_timeout: Duration,
+    /// Tools the `env` block reports.
+    pub env_probes: Vec<ToolProbe>,
+    /// Named log sources (`.papa-yu/project.json` `log_files`): name → project-relative path.
+    pub log_files: BTreeMap<String, String>,
+    /// Auto-gathering reads this many lines either side of a stack frame (80).
+    pub auto_radius_lines: u64,
+    /// Auto-gathering reads at most this many frame snippets (10).
+    pub auto_max_frames: usize,
+    /// Each manifest attached for an import error is capped to this many characters (4 000).
+    pub manifest_max_chars: usize,
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        Self {
+            max_files: 8,
+            max_file_chars: 20_000,
+            max_total_chars: 120_000,
+            max_log_chars: 12_000,
+            requested_file_floor_chars: 4_000,
+            max_search_hits: 50,
+            search_line_max_chars: 300,
+            search_threads: 0,
+            read_default_lines: 200,
+            logs_default_last_n: 200,
+            max_file_bytes: 8 * 1024 * 1024,
+            env_probe_timeout: Duration::from_secs(3),
+            env_probes: ToolProbe::defaults(),
+            log_files: BTreeMap::new(),
+            auto_radius_lines: 80,
+            auto_max_frames: 10,
+            manifest_max_chars: 4_000,
+        }
+    }
+}

@@ -1,0 +1,335 @@
+//! [`ContextEngine`]: one plan cycle's cache, the diet, auto-gathering and the record of what
+//! was sent; and [`assemble`], the one-call API the CLI uses.
+
+use std::collections::{BTreeMap, HashMap};
+
+use camino::Utf8Path;
+use papayu_protocol::ContextRequest;
+use papayu_validate::RelPath;
+use serde::Serialize;
+
+use crate::auto::AutoItem;
+use crate::block::{Block, BlockKind, DietState, Origin, render_blocks};
+use crate::diet::{ContextStats, apply_diet, truncate_middle};
+use crate::project::{Project, cache_key};
+use crate::{ContextConfig, ContextError};
+
+/// Hits and misses of one request type.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct HitMiss {
+    /// Served from the cache.
+    pub hits: u64,
+    /// Computed.
+    pub misses: u64,
+}
+
+/// Cache counters per request type (SPEC §6.2), recorded in traces as `cache_stats`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CacheStats {
+    /// `env`.
+    pub env: HitMiss,
+    /// `logs{source,last_n}`.
+    pub logs: HitMiss,
+    /// `read_file{path,start,end}`.
+    pub read_file: HitMiss,
+    /// `search{query,glob}`.
+    pub search: HitMiss,
+}
+
+impl CacheStats {
+    /// Sum over the four types.
+    pub fn total(&self) -> HitMiss {
+        let all = [self.env, self.logs, self.read_file, self.search];
+        HitMiss {
+            hits: all.iter().map(|h| h.hits).sum(),
+            misses: all.iter().map(|h| h.misses).sum(),
+        }
+    }
+
+    fn slot(&mut self, kind: BlockKind) -> &mut HitMiss {
+        match kind {
+            BlockKind::Env => &mut self.env,
+            BlockKind::Logs => &mut self.logs,
+            BlockKind::File => &mut self.read_file,
+            BlockKind::Search => &mut self.search,
+        }
+    }
+}
+
+/// The files whose content was actually sent to the model (after the diet: a dropped block
+/// was not sent), as normalised project paths with the sha256 of the whole file.
+///
+/// papayu-agent checks APPLY-mode edits against it (`ERR_UPDATE_WITHOUT_BASE`) and injects the
+/// right `base_sha256` from it. Paths compare exactly as normalised by
+/// [`RelPath::parse`]; a file read twice keeps the hash of the latest read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct SentFiles(BTreeMap<String, String>);
+
+impl SentFiles {
+    /// Whether the content of `path` was sent.
+    pub fn contains(&self, path: &RelPath) -> bool {
+        self.0.contains_key(path.as_str())
+    }
+
+    /// The sha256 of `path` as sent.
+    pub fn sha256(&self, path: &RelPath) -> Option<&str> {
+        self.0.get(path.as_str()).map(String::as_str)
+    }
+
+    /// `(path, sha256)` in path order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(p, h)| (p.as_str(), h.as_str()))
+    }
+
+    /// Number of files.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether nothing was sent.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Add every file in `other`.
+    pub fn extend(&mut self, other: &SentFiles) {
+        self.0
+            .extend(other.0.iter().map(|(p, h)| (p.clone(), h.clone())));
+    }
+
+    fn record(&mut self, blocks: &[Block]) {
+        for b in blocks.iter().filter(|b| !b.is_dropped()) {
+            if let (BlockKind::File, Some(f)) = (b.kind, &b.file) {
+                self.0.insert(f.path.clone(), f.sha256.clone());
+            }
+        }
+    }
+}
+
+/// The context for one model call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AssembledContext {
+    /// The rendered blocks that were kept, separated by blank lines: what the model reads.
+    pub text: String,
+    /// Every block, requested first then auto-gathered, each with its diet state (dropped
+    /// blocks included so a frontend can show what was left out).
+    pub blocks: Vec<Block>,
+    /// `context_stats`.
+    pub stats: ContextStats,
+    /// Files whose content is in `text`.
+    pub sent_files: SentFiles,
+    /// Cache counters of the engine after this call.
+    pub cache: CacheStats,
+}
+
+/// One plan cycle of context gathering: a [`Project`] plus the request cache, the last check
+/// output, and the union of files sent so far.
+///
+/// Start a new cycle (a new PLAN call) with [`ContextEngine::new_cycle`].
+#[derive(Debug)]
+pub struct ContextEngine {
+    project: Project,
+    cache: HashMap<String, Block>,
+    stats: CacheStats,
+    check_output: Option<String>,
+    sent: SentFiles,
+}
+
+impl ContextEngine {
+    /// Open `root` with `config`.
+    pub fn new(root: impl AsRef<Utf8Path>, config: ContextConfig) -> Result<Self, ContextError> {
+        Ok(Self::from_project(Project::open(root, config)?))
+    }
+
+    /// Wrap an opened project.
+    pub fn from_project(project: Project) -> Self {
+        Self {
+            project,
+            cache: HashMap::new(),
+            stats: CacheStats::default(),
+            check_output: None,
+            sent: SentFiles::default(),
+        }
+    }
+
+    /// The project.
+    pub fn project(&self) -> &Project {
+        &self.project
+    }
+
+    /// Set the last check-command output, served as the `check` log source. Cached `check`
+    /// blocks are discarded.
+    pub fn set_check_output(&mut self, output: impl Into<String>) {
+        self.check_output = Some(output.into());
+        self.cache
+            .retain(|key, _| !key.starts_with("logs{source=\"check\""));
+    }
+
+    /// Forget the cache, the counters and the sent files: a new PLAN call begins.
+    pub fn new_cycle(&mut self) {
+        self.cache.clear();
+        self.stats = CacheStats::default();
+        self.sent = SentFiles::default();
+    }
+
+    /// Cache counters so far.
+    pub fn cache_stats(&self) -> CacheStats {
+        self.stats
+    }
+
+    /// Every file whose content was sent in this cycle (union over [`ContextEngine::assemble`]
+    /// calls).
+    pub fn sent_files(&self) -> &SentFiles {
+        &self.sent
+    }
+
+    /// Fulfil one request through the cache (no diet). Logs `CONTEXT_CACHE_HIT` or
+    /// `CONTEXT_CACHE_MISS` at debug level with `key`.
+    pub fn fulfil(&mut self, request: &ContextRequest) -> Block {
+        self.fulfil_with(request, Origin::Requested, None)
+    }
+
+    fn fulfil_with(
+        &mut self,
+        request: &ContextRequest,
+        origin: Origin,
+        precomputed: Option<Block>,
+    ) -> Block {
+        let key = cache_key(&self.project.config, request);
+        let kind = match request {
+            ContextRequest::ReadFile { .. } => BlockKind::File,
+            ContextRequest::Search { .. } => BlockKind::Search,
+            ContextRequest::Logs { .. } => BlockKind::Logs,
+            ContextRequest::Env => BlockKind::Env,
+        };
+        let mut block = if let Some(hit) = self.cache.get(&key) {
+            self.stats.slot(kind).hits += 1;
+            tracing::debug!(event = "CONTEXT_CACHE_HIT", key = %key);
+            hit.clone()
+        } else {
+            self.stats.slot(kind).misses += 1;
+            tracing::debug!(event = "CONTEXT_CACHE_MISS", key = %key);
+            let block = precomputed
+                .unwrap_or_else(|| self.project.fulfil(request, self.check_output.as_deref()));
+            self.cache.insert(key, block.clone());
+            block
+        };
+        block.origin = origin;
+        block
+    }
+
+    /// The blocks auto-gathering (SPEC §6.4) fetches for `text` (a goal, a report, a log),
+    /// through the cache, before any diet: frame snippets, then test files, then ENV and
+    /// capped manifests for import errors.
+    pub fn auto_gather(&mut self, text: &str) -> Vec<Block> {
+        let items = self.project.plan_auto(text);
+        self.fetch_auto(&items, None)
+    }
+
+    fn fetch_auto(&mut self, items: &[AutoItem], mut env: Option<Block>) -> Vec<Block> {
+        let mut out = Vec::new();
+        for item in items {
+            let block = match item {
+                AutoItem::Read { path, start, end } => {
+                    let req = ContextRequest::ReadFile {
+                        path: path.as_str().to_owned(),
+                        start_line: Some(*start),
+                        end_line: Some(*end),
+                    };
+                    self.fulfil_with(&req, Origin::Auto, None)
+                }
+                AutoItem::Env => self.fulfil_with(&ContextRequest::Env, Origin::Auto, env.take()),
+                AutoItem::Manifest(path) => {
+                    let req = ContextRequest::ReadFile {
+                        path: path.as_str().to_owned(),
+                        start_line: Some(1),
+                        end_line: Some(MANIFEST_LINES),
+                    };
+                    let mut block = self.fulfil_with(&req, Origin::Auto, None);
+                    let t = truncate_middle(&block.body, self.project.config.manifest_max_chars);
+                    if t.removed > 0 {
+                        block.body = t.text;
+                        block.diet = DietState::Truncated {
+                            removed_chars: t.removed,
+                        };
+                    }
+                    block
+                }
+            };
+            out.push(block);
+        }
+        out
+    }
+
+    /// Fulfil `requests`, auto-gather from `goal_text`, deduplicate, apply the diet, and
+    /// record the files sent. ENV probes (when needed and not cached) run concurrently with
+    /// the file reads and searches.
+    pub fn assemble(
+        &mut self,
+        requests: &[ContextRequest],
+        goal_text: Option<&str>,
+    ) -> AssembledContext {
+        let items = goal_text
+            .map(|t| self.project.plan_auto(t))
+            .unwrap_or_default();
+        let needs_env = requests.iter().any(|r| matches!(r, ContextRequest::Env))
+            || items.iter().any(|i| matches!(i, AutoItem::Env));
+        let env_cached = self.cache.contains_key("env");
+        let project = self.project.clone();
+        let (slots, env_block) = std::thread::scope(|s| {
+            let env_thread = (needs_env && !env_cached).then(|| s.spawn(move || project.env()));
+            let slots: Vec<Option<Block>> = requests
+                .iter()
+                .map(|r| {
+                    (!matches!(r, ContextRequest::Env))
+                        .then(|| self.fulfil_with(r, Origin::Requested, None))
+                })
+                .collect();
+            (slots, env_thread.and_then(|h| h.join().ok()))
+        });
+        let mut env_block = env_block;
+        let mut blocks = Vec::with_capacity(requests.len() + items.len());
+        for (r, slot) in requests.iter().zip(slots) {
+            match slot {
+                Some(b) => blocks.push(b),
+                None => blocks.push(self.fulfil_with(r, Origin::Requested, env_block.take())),
+            }
+        }
+        blocks.extend(self.fetch_auto(&items, env_block));
+        dedupe(&mut blocks);
+        let stats = apply_diet(&mut blocks, &self.project.config);
+        let mut sent = SentFiles::default();
+        sent.record(&blocks);
+        self.sent.extend(&sent);
+        AssembledContext {
+            text: render_blocks(&blocks),
+            blocks,
+            stats,
+            sent_files: sent,
+            cache: self.stats,
+        }
+    }
+}
+
+/// Lines read from a manifest before it is capped to `manifest_max_chars`.
+const MANIFEST_LINES: u64 = 2_000;
+
+/// Keep the first block of each key (requested blocks come before auto-gathered ones).
+fn dedupe(blocks: &mut Vec<Block>) {
+    let mut seen = std::collections::HashSet::new();
+    blocks.retain(|b| seen.insert(b.key.clone()));
+}
+
+/// One call for a frontend: open `project_root`, fulfil `requests`, auto-gather from
+/// `goal_text`, apply the diet. `papayu context [--request JSON]... [--from-text FILE] [--json]`
+/// prints `text` (or the whole value as JSON).
+pub fn assemble(
+    project_root: &Utf8Path,
+    requests: &[ContextRequest],
+    goal_text: Option<&str>,
+    config: &ContextConfig,
+) -> Result<AssembledContext, ContextError> {
+    let mut engine = ContextEngine::new(project_root, config.clone())?;
+    Ok(engine.assemble(requests, goal_text))
+}
