@@ -22,6 +22,7 @@ pub enum ResponseFormat {
     JsonSchema,
     /// `response_format:{type:"json_object", schema}` (llama.cpp and friends turn the schema
     /// into a grammar).
+    #[serde(rename = "json_object_schema")]
     JsonObjectWithSchema,
     /// `response_format:{type:"json_object"}`; Ollama: `format:"json"`.
     JsonObject,

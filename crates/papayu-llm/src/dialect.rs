@@ -38,6 +38,38 @@ fn strict_schema(p: &BodyParams<'_>) -> Value {
     strip_meta(schema_value(p.protocol, SchemaVariant::Strict))
 }
 
+/// Rewrite `{"type": [T, "null"], ...}` as `{"anyOf": [{"type": T, ...}, {"type": "null"}]}`.
+///
+/// The `json_object` + schema form is served by llama.cpp-family servers that turn the schema
+/// into a sampling grammar; their converters read a type list as a bare union of primitive
+/// types and silently drop `items`, `properties` and `enum`, so the model would be free inside
+/// every nullable field. `anyOf` keeps those constraints, and means the same JSON Schema.
+pub(crate) fn grammar_friendly(schema: Value) -> Value {
+    match schema {
+        Value::Object(mut map) => {
+            for v in map.values_mut() {
+                *v = grammar_friendly(std::mem::take(v));
+            }
+            let nullable_pair = match map.get("type") {
+                Some(Value::Array(types)) if types.len() == 2 && types.contains(&json!("null")) => {
+                    types.iter().find(|t| **t != json!("null")).cloned()
+                }
+                _ => None,
+            };
+            let Some(inner_type) = nullable_pair else {
+                return Value::Object(map);
+            };
+            map.insert("type".into(), inner_type);
+            if let Some(Value::Array(values)) = map.get_mut("enum") {
+                values.retain(|v| !v.is_null());
+            }
+            json!({ "anyOf": [Value::Object(map), { "type": "null" }] })
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(grammar_friendly).collect()),
+        other => other,
+    }
+}
+
 fn chat_messages(messages: &[Message]) -> Value {
     Value::Array(
         messages
@@ -79,7 +111,7 @@ fn openai_body(config: &ProviderConfig, p: &BodyParams<'_>) -> Value {
         ResponseFormat::JsonObjectWithSchema => {
             body.insert(
                 "response_format".into(),
-                json!({ "type": "json_object", "schema": strict_schema(p) }),
+                json!({ "type": "json_object", "schema": grammar_friendly(strict_schema(p)) }),
             );
         }
         ResponseFormat::JsonObject => {

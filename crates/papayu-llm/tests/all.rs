@@ -1,0 +1,24 @@
+//! The one hermetic integration-test binary of papayu-llm (HTTP through wiremock or a tiny
+//! hand-rolled server, all on 127.0.0.1).
+
+// Helpers outside `#[test]` functions may panic: a broken fixture should fail loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "all/common.rs"]
+mod common;
+#[path = "all/conformance.rs"]
+mod conformance;
+#[path = "all/doctor.rs"]
+mod doctor;
+#[path = "all/fallback.rs"]
+mod fallback;
+#[path = "all/fanout.rs"]
+mod fanout;
+#[path = "all/plan.rs"]
+mod plan;
+#[path = "all/redaction.rs"]
+mod redaction;
+#[path = "all/streaming.rs"]
+mod streaming;
+#[path = "all/transport.rs"]
+mod transport;
