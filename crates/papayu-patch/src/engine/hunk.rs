@@ -1,0 +1,448 @@
+//! Placing hunks: stated line, unique relocation, whitespace-tolerant tiers; ambiguity is an error.
+
+use std::borrow::Cow;
+
+use super::parse::{Hunk, HunkLine, ParsedPatch};
+use super::text::{Doc, Line, key};
+use super::{EngineError, HunkFailure, HunkReport, HunkTier, SimilarLine};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cmp {
+    Exact,
+    TrailingWs,
+    Indent,
+}
+
+impl Cmp {
+    fn norm(self, s: &str) -> &str {
+        let s = key(s);
+        match self {
+            Self::Exact => s,
+            Self::TrailingWs => s.trim_end(),
+            Self::Indent => s.trim(),
+        }
+    }
+}
+
+/// How `+` lines are re-indented after an indentation-tolerant match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Reindent {
+    Keep,
+    Add(String),
+    Remove(String),
+    /// patch indent → file indent, functional.
+    Table(Vec<(String, String)>),
+}
+
+/// The patched lines, per-hunk reports and the resulting final-newline state.
+pub(crate) struct Patched<'a> {
+    pub(crate) lines: Vec<Line<'a>>,
+    pub(crate) reports: Vec<HunkReport>,
+    pub(crate) final_newline: bool,
+}
+
+struct Placed {
+    index: usize,
+    pos: usize,
+    old_len: usize,
+    tier: HunkTier,
+    reindent: Reindent,
+}
+
+fn leading_ws(s: &str) -> &str {
+    &s[..s.len() - s.trim_start().len()]
+}
+
+/// A line that carries enough text to be evidence of a location (not `}` or blank).
+fn significant(s: &str) -> bool {
+    s.trim().chars().filter(|c| c.is_alphanumeric()).count() >= 3
+}
+
+/// Apply every hunk to `doc`; all hunks are placed in the original file before anything is built,
+/// so either all apply or none does.
+pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched<'a>, EngineError> {
+    let file: Vec<&str> = doc.lines.iter().map(|l| key(&l.text)).collect();
+    let n = file.len();
+    let out_of_order = patch
+        .hunks
+        .windows(2)
+        .any(|w| w[1].old_start < w[0].old_start);
+    let mut drift: isize = 0;
+    let mut cum_delta: isize = 0;
+    let mut placed: Vec<Placed> = Vec::with_capacity(patch.hunks.len());
+    for (index, h) in patch.hunks.iter().enumerate() {
+        let old: Vec<&str> = h
+            .lines
+            .iter()
+            .filter_map(|l| match l {
+                HunkLine::Context(t) | HunkLine::Remove(t) => Some(t.as_str()),
+                HunkLine::Add(_) => None,
+            })
+            .collect();
+        let self_consistent = header_consistent(h, cum_delta);
+        cum_delta += h.body_new_count() as isize - h.body_old_count() as isize;
+        let fail = |reason: HunkFailure, near: Vec<SimilarLine>| EngineError::HunkFailed {
+            index,
+            header: h.header.clone(),
+            reason,
+            nearest: near,
+        };
+        if old.is_empty() {
+            // Pure insertion: nothing to match, so only the stated line is evidence — trusted
+            // only while every earlier hunk sat exactly where its header said.
+            let at = if h.old_count == 0 {
+                h.old_start
+            } else {
+                h.old_start.saturating_sub(1)
+            };
+            if drift != 0 || out_of_order || at > n {
+                return Err(fail(HunkFailure::InsertionNotAnchored, Vec::new()));
+            }
+            placed.push(Placed {
+                index,
+                pos: at,
+                old_len: 0,
+                tier: HunkTier::Exact,
+                reindent: Reindent::Keep,
+            });
+            continue;
+        }
+        let zero_context = !h.lines.iter().any(|l| matches!(l, HunkLine::Context(_)));
+        let stated = h.old_start.saturating_sub(1);
+        let adjusted = if out_of_order {
+            stated
+        } else {
+            shift(stated, drift)
+        };
+        let mut found = None;
+        for cmp in [Cmp::Exact, Cmp::TrailingWs, Cmp::Indent] {
+            let at_stated = [adjusted, stated]
+                .into_iter()
+                .find(|&p| matches_at(&file, &old, p, cmp));
+            let must_be_unique = out_of_order || (zero_context && !self_consistent);
+            if let Some(p) = at_stated {
+                if must_be_unique {
+                    let all = find_all(&file, &old, cmp, 2);
+                    if all.len() > 1 {
+                        return Err(fail(
+                            HunkFailure::Ambiguous {
+                                candidates: plus1(&all),
+                            },
+                            Vec::new(),
+                        ));
+                    }
+                }
+                let tier = match cmp {
+                    Cmp::Exact => HunkTier::Exact,
+                    Cmp::TrailingWs => HunkTier::TrailingWhitespace,
+                    Cmp::Indent => HunkTier::Indentation,
+                };
+                found = Some((p, tier, cmp));
+                break;
+            }
+            let all = find_all(&file, &old, cmp, 8);
+            match all.len() {
+                0 => continue,
+                1 => {
+                    let p = all[0];
+                    if conflicts_at(&file, &old, adjusted)
+                        || (adjusted != stated && conflicts_at(&file, &old, stated))
+                    {
+                        return Err(fail(
+                            HunkFailure::Conflict,
+                            window(&file, stated, old.len()),
+                        ));
+                    }
+                    let tier = match cmp {
+                        Cmp::Exact => HunkTier::Offset,
+                        Cmp::TrailingWs => HunkTier::TrailingWhitespace,
+                        Cmp::Indent => HunkTier::Indentation,
+                    };
+                    found = Some((p, tier, cmp));
+                    break;
+                }
+                _ => {
+                    return Err(fail(
+                        HunkFailure::Ambiguous {
+                            candidates: plus1(&all),
+                        },
+                        Vec::new(),
+                    ));
+                }
+            }
+        }
+        let Some((pos, tier, cmp)) = found else {
+            return Err(fail(HunkFailure::NoMatch, nearest(&file, &old)));
+        };
+        let reindent = if cmp == Cmp::Indent {
+            reindent_for(&file[pos..pos + old.len()], &old, h)
+                .ok_or_else(|| fail(HunkFailure::Reindent, window(&file, pos, old.len())))?
+        } else {
+            Reindent::Keep
+        };
+        if !out_of_order {
+            drift = pos as isize - stated as isize;
+        }
+        placed.push(Placed {
+            index,
+            pos,
+            old_len: old.len(),
+            tier,
+            reindent,
+        });
+    }
+
+    placed.sort_by_key(|p| (p.pos, p.index));
+    for w in placed.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        let overlap =
+            b.pos < a.pos + a.old_len || (b.pos == a.pos && (a.old_len == 0 || b.old_len == 0));
+        if overlap {
+            let h = &patch.hunks[b.index];
+            return Err(EngineError::HunkFailed {
+                index: b.index,
+                header: h.header.clone(),
+                reason: HunkFailure::Overlap { other: a.index },
+                nearest: Vec::new(),
+            });
+        }
+    }
+
+    let mut out: Vec<Line<'a>> = Vec::with_capacity(n + 16);
+    let mut cursor = 0usize;
+    let mut final_newline = doc.final_newline;
+    for p in &placed {
+        out.extend(doc.lines[cursor..p.pos].iter().cloned());
+        let h = &patch.hunks[p.index];
+        let mut old_i = 0usize;
+        for l in &h.lines {
+            match l {
+                HunkLine::Context(_) => {
+                    out.push(doc.lines[p.pos + old_i].clone());
+                    old_i += 1;
+                }
+                HunkLine::Remove(_) => old_i += 1,
+                HunkLine::Add(t) => out.push(Line::new(reindent_line(t, &p.reindent))),
+            }
+        }
+        cursor = p.pos + p.old_len;
+        if cursor == n && (h.old_no_newline || h.new_no_newline) {
+            final_newline = !h.new_no_newline;
+        }
+    }
+    out.extend(doc.lines[cursor.min(n)..].iter().cloned());
+
+    let mut reports: Vec<HunkReport> = placed
+        .iter()
+        .map(|p| HunkReport {
+            index: p.index,
+            header: patch.hunks[p.index].header.clone(),
+            tier: p.tier,
+            old_start: p.pos + 1,
+        })
+        .collect();
+    reports.sort_by_key(|r| r.index);
+    Ok(Patched {
+        lines: out,
+        reports,
+        final_newline,
+    })
+}
+
+fn plus1(v: &[usize]) -> Vec<usize> {
+    v.iter().map(|p| p + 1).collect()
+}
+
+fn shift(p: usize, d: isize) -> usize {
+    p.checked_add_signed(d).unwrap_or(0)
+}
+
+/// A header is trustworthy when its counts match the body and its new start follows from its old
+/// start and the previous hunks' growth, as a machine-made diff's does.
+fn header_consistent(h: &Hunk, cum_delta: isize) -> bool {
+    if !h.counts_consistent() {
+        return false;
+    }
+    let eff = |start: usize, count: usize| if count == 0 { start + 1 } else { start };
+    let old = eff(h.old_start, h.old_count) as isize;
+    let new = eff(h.new_start, h.new_count) as isize;
+    new == old + cum_delta
+}
+
+fn matches_at(file: &[&str], old: &[&str], p: usize, cmp: Cmp) -> bool {
+    let Some(region) = p.checked_add(old.len()).and_then(|end| file.get(p..end)) else {
+        return false;
+    };
+    region
+        .iter()
+        .zip(old)
+        .all(|(f, o)| cmp.norm(f) == cmp.norm(o))
+}
+
+/// Start positions where `old` matches, stopping after `limit`.
+fn find_all(file: &[&str], old: &[&str], cmp: Cmp, limit: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    if old.len() > file.len() {
+        return out;
+    }
+    let first = cmp.norm(old[0]);
+    for p in 0..=file.len() - old.len() {
+        if cmp.norm(file[p]) == first && matches_at(file, old, p, cmp) {
+            out.push(p);
+            if out.len() >= limit {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// The region at `p` mostly matches the hunk's significant old lines but not all of them:
+/// someone else edited the hunk's intended place, so a look-alike elsewhere must not be used.
+fn conflicts_at(file: &[&str], old: &[&str], p: usize) -> bool {
+    let (mut total, mut hit) = (0usize, 0usize);
+    for (i, o) in old.iter().enumerate() {
+        if !significant(o) {
+            continue;
+        }
+        total += 1;
+        if file.get(p + i).is_some_and(|f| f.trim() == o.trim()) {
+            hit += 1;
+        }
+    }
+    total >= 2 && hit * 2 >= total
+}
+
+fn reindent_for(region: &[&str], old: &[&str], h: &Hunk) -> Option<Reindent> {
+    let pairs: Vec<(&str, &str)> = region
+        .iter()
+        .zip(old)
+        .filter(|(f, _)| !f.trim().is_empty())
+        .map(|(f, o)| (leading_ws(o), leading_ws(f)))
+        .collect();
+    let adds: Vec<&str> = h
+        .lines
+        .iter()
+        .filter_map(|l| match l {
+            HunkLine::Add(t) if !t.trim().is_empty() => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    if pairs.iter().all(|(p, f)| p == f) {
+        return Some(Reindent::Keep);
+    }
+    if let Some((p0, f0)) = pairs.first() {
+        if let Some(x) = f0.strip_suffix(p0)
+            && pairs.iter().all(|(p, f)| f.strip_suffix(p) == Some(x))
+        {
+            return Some(Reindent::Add(x.to_owned()));
+        }
+        if let Some(x) = p0.strip_suffix(f0)
+            && pairs.iter().all(|(p, f)| p.strip_suffix(f) == Some(x))
+            && adds.iter().all(|a| a.starts_with(x))
+        {
+            return Some(Reindent::Remove(x.to_owned()));
+        }
+    }
+    let mut table: Vec<(String, String)> = Vec::new();
+    for (p, f) in &pairs {
+        match table.iter().find(|(tp, _)| tp == p) {
+            Some((_, tf)) if tf != f => return None,
+            Some(_) => {}
+            None => table.push(((*p).to_owned(), (*f).to_owned())),
+        }
+    }
+    if adds
+        .iter()
+        .all(|a| table.iter().any(|(p, _)| p == leading_ws(a)))
+    {
+        Some(Reindent::Table(table))
+    } else {
+        None
+    }
+}
+
+fn reindent_line<'a>(t: &'a str, r: &Reindent) -> Cow<'a, str> {
+    if t.trim().is_empty() {
+        return Cow::Borrowed(t);
+    }
+    match r {
+        Reindent::Keep => Cow::Borrowed(t),
+        Reindent::Add(x) => Cow::Owned(format!("{x}{t}")),
+        Reindent::Remove(x) => Cow::Borrowed(t.strip_prefix(x.as_str()).unwrap_or(t)),
+        Reindent::Table(table) => {
+            let ws = leading_ws(t);
+            match table.iter().find(|(p, _)| p == ws) {
+                Some((_, f)) => Cow::Owned(format!("{f}{}", &t[ws.len()..])),
+                None => Cow::Borrowed(t),
+            }
+        }
+    }
+}
+
+fn window(file: &[&str], p: usize, len: usize) -> Vec<SimilarLine> {
+    let end = p.saturating_add(len.clamp(1, 5)).min(file.len());
+    (p.min(end)..end)
+        .map(|i| SimilarLine {
+            line: i + 1,
+            text: file[i].to_owned(),
+        })
+        .collect()
+}
+
+/// The file window where most of the hunk's old lines match ignoring whitespace, or else the
+/// lines most similar to its first significant old line.
+fn nearest(file: &[&str], old: &[&str]) -> Vec<SimilarLine> {
+    if file.is_empty() {
+        return Vec::new();
+    }
+    let budget = 4_000_000usize;
+    if file.len().saturating_mul(old.len()) <= budget {
+        let mut best = (0usize, 0usize);
+        for p in 0..file.len() {
+            let score = old
+                .iter()
+                .enumerate()
+                .filter(|(i, o)| {
+                    significant(o) && file.get(p + i).is_some_and(|f| f.trim() == o.trim())
+                })
+                .count();
+            if score > best.1 {
+                best = (p, score);
+            }
+        }
+        if best.1 > 0 {
+            return window(file, best.0, old.len());
+        }
+    }
+    let Some(probe) = old.iter().find(|o| significant(o)).or(old.first()) else {
+        return Vec::new();
+    };
+    let grams = bigrams(probe.trim());
+    let mut scored: Vec<(usize, usize)> = file
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let g = bigrams(f.trim());
+            (g.iter().filter(|b| grams.contains(b)).count(), i)
+        })
+        .filter(|(s, _)| *s > 0)
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored
+        .into_iter()
+        .take(3)
+        .map(|(_, i)| SimilarLine {
+            line: i + 1,
+            text: file[i].to_owned(),
+        })
+        .collect()
+}
+
+fn bigrams(s: &str) -> Vec<(char, char)> {
+    let chars: Vec<char> = s.chars().take(200).collect();
+    let mut v: Vec<(char, char)> = chars.windows(2).map(|w| (w[0], w[1])).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}

@@ -1,0 +1,246 @@
+//! The editing engines (SPEC §5.3): compute a file's new bytes for one write action, in memory.
+//!
+//! * [`compute`] / [`compute_with_base`] — CREATE_FILE / UPDATE_FILE / PATCH_FILE / EDIT_FILE /
+//!   REPLACE_RANGE, including the `base_sha256` check. Nothing here touches the disk.
+//! * [`apply_patch_to_text`] — one unified diff onto one text, reporting the tier each hunk used.
+//!
+//! Guarantees: never panics on any input; keeps each file's line endings (per line, new lines
+//! take the file's dominant EOL), BOM and final-newline state; a hunk is placed at its stated
+//! line, else at the **unique** place its old lines match (exact, then ignoring trailing
+//! whitespace, then ignoring indentation with the replacement re-indented) — several candidates
+//! are an error, never a guess.
+//!
+//! ```
+//! use papayu_patch::engine::{apply_patch_to_text, HunkTier};
+//! let text = "a\nb\nc\n";
+//! let patch = "@@ -2,1 +2,1 @@\n-b\n+B\n";
+//! let out = apply_patch_to_text(text, patch).unwrap();
+//! assert_eq!(out.text, "a\nB\nc\n");
+//! assert_eq!(out.hunks[0].tier, HunkTier::Exact);
+//! ```
+
+mod edit;
+mod error;
+mod hunk;
+mod parse;
+mod text;
+
+use papayu_protocol::{Action, ActionKind, sha256_hex};
+
+pub use error::{EngineError, HunkFailure, SimilarLine};
+pub use parse::{Hunk, HunkLine, ParsedPatch, parse_patch};
+
+/// Engine configuration (a value, never read from the environment by this crate).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// `PAPAYU_NORMALIZE_EOL=lf`: write LF line endings and ensure a final newline instead of
+    /// preserving the file's EOL style and final-newline state.
+    pub normalize_eol_lf: bool,
+}
+
+/// How a hunk found its place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum HunkTier {
+    /// Exact match (ignoring CR) at the stated line, adjusted by the previous hunk's offset.
+    Exact,
+    /// Exact match at the unique place the old lines occur elsewhere.
+    Offset,
+    /// Matched ignoring trailing whitespace.
+    TrailingWhitespace,
+    /// Matched ignoring indentation; the replacement was re-indented by the detected delta.
+    Indentation,
+}
+
+impl HunkTier {
+    /// A stable lowercase name (`exact`, `offset`, `trailing_whitespace`, `indentation`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Exact => "exact",
+            Self::Offset => "offset",
+            Self::TrailingWhitespace => "trailing_whitespace",
+            Self::Indentation => "indentation",
+        }
+    }
+}
+
+impl std::fmt::Display for HunkTier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where and how one hunk applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HunkReport {
+    /// 0-based index of the hunk in the patch.
+    pub index: usize,
+    /// The hunk's `@@ … @@` header line.
+    pub header: String,
+    /// The matching tier used.
+    pub tier: HunkTier,
+    /// 1-based line of the original file where the hunk's old lines start (for a pure insertion:
+    /// the line the new lines were inserted before).
+    pub old_start: usize,
+}
+
+/// The result of [`compute`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineOutput {
+    /// The file's complete new bytes.
+    pub new_bytes: Vec<u8>,
+    /// Per-hunk reports (PATCH_FILE only; empty otherwise).
+    pub hunks: Vec<HunkReport>,
+}
+
+/// The result of [`apply_patch_to_text`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchedText {
+    /// The patched text.
+    pub text: String,
+    /// Per-hunk reports, in patch order.
+    pub hunks: Vec<HunkReport>,
+}
+
+/// Compute the new bytes of one file for a write action, without touching the disk.
+///
+/// `old` is the file's current raw bytes (`None` when it does not exist). CREATE_FILE and
+/// UPDATE_FILE take `content` (an existing file's EOL style, BOM and final-newline state are kept;
+/// whether CREATE_FILE on an existing file is an error depends on the protocol version and is the
+/// caller's decision). PATCH_FILE, EDIT_FILE and REPLACE_RANGE first check `base_sha256` against
+/// `old`. Equivalent to `compute_with_base(old, old, action, opts)`.
+pub fn compute(
+    old: Option<&[u8]>,
+    action: &Action,
+    opts: &EngineOptions,
+) -> Result<EngineOutput, EngineError> {
+    compute_with_base(old, old, action, opts)
+}
+
+/// Like [`compute`], but checks `base_sha256` against `base` instead of `old`.
+///
+/// Used when several actions of one plan edit the same file: the caller runs them in sequence on
+/// the evolving bytes (`old`), while every action's `base_sha256` names the file as it was before
+/// the plan (`base`, the original bytes). `base = None` means the file did not exist originally.
+pub fn compute_with_base(
+    old: Option<&[u8]>,
+    base: Option<&[u8]>,
+    action: &Action,
+    opts: &EngineOptions,
+) -> Result<EngineOutput, EngineError> {
+    let kind = &action.kind;
+    match kind {
+        ActionKind::CreateFile | ActionKind::UpdateFile => {
+            let content = action
+                .content
+                .as_deref()
+                .ok_or_else(|| missing(kind, "content"))?;
+            let new_bytes = match old {
+                Some(old) => text::rewrite_like(old, content, opts),
+                None => text::fresh(content, opts),
+            };
+            Ok(EngineOutput {
+                new_bytes,
+                hunks: Vec::new(),
+            })
+        }
+        ActionKind::PatchFile | ActionKind::EditFile | ActionKind::ReplaceRange => {
+            check_base(kind, base, action.base_sha256.as_deref())?;
+            // The base matched, so a missing `old` can only mean the caller passed an
+            // inconsistent pair; report it as a base mismatch rather than inventing a file.
+            let old = old.ok_or_else(|| EngineError::BaseMismatch {
+                kind: kind.as_str().to_owned(),
+                expected: action.base_sha256.clone().unwrap_or_default(),
+                actual: None,
+            })?;
+            let mut doc = text::Doc::parse(old)?;
+            match kind {
+                ActionKind::PatchFile => {
+                    let patch = action
+                        .patch
+                        .as_deref()
+                        .ok_or_else(|| missing(kind, "patch"))?;
+                    let parsed = parse_patch(patch)?;
+                    doc.adopt_eol_if_none(parsed.crlf);
+                    let p = hunk::apply(&doc, &parsed)?;
+                    let new_bytes = doc.render_with_final(&p.lines, p.final_newline, opts);
+                    Ok(EngineOutput {
+                        new_bytes,
+                        hunks: p.reports,
+                    })
+                }
+                ActionKind::EditFile => {
+                    let edits = action
+                        .edits
+                        .as_deref()
+                        .ok_or_else(|| missing(kind, "edits"))?;
+                    let new_bytes = edit::apply(&doc, edits, opts)?;
+                    Ok(EngineOutput {
+                        new_bytes,
+                        hunks: Vec::new(),
+                    })
+                }
+                _ => {
+                    let start = action
+                        .start_line
+                        .ok_or_else(|| missing(kind, "start_line"))?;
+                    let end = action.end_line.ok_or_else(|| missing(kind, "end_line"))?;
+                    let content = action
+                        .content
+                        .as_deref()
+                        .ok_or_else(|| missing(kind, "content"))?;
+                    let lines = doc.replace_range(start, end, content)?;
+                    Ok(EngineOutput {
+                        new_bytes: doc.render(&lines, opts),
+                        hunks: Vec::new(),
+                    })
+                }
+            }
+        }
+        other => Err(EngineError::UnsupportedKind {
+            kind: other.as_str().to_owned(),
+        }),
+    }
+}
+
+/// Apply one unified diff to a text and report the tier each hunk used.
+///
+/// The text's line endings and final-newline state are kept exactly as in [`compute`].
+pub fn apply_patch_to_text(text: &str, patch: &str) -> Result<PatchedText, EngineError> {
+    let mut doc = text::Doc::parse(text.as_bytes())?;
+    let parsed = parse_patch(patch)?;
+    doc.adopt_eol_if_none(parsed.crlf);
+    let p = hunk::apply(&doc, &parsed)?;
+    let bytes = doc.render_with_final(&p.lines, p.final_newline, &EngineOptions::default());
+    let hunks = p.reports;
+    // Rendering only concatenates pieces of valid UTF-8 strings, so this cannot fail; map the
+    // impossible case to an error rather than panicking.
+    let text = String::from_utf8(bytes).map_err(|e| EngineError::NonUtf8 {
+        offset: e.utf8_error().valid_up_to(),
+    })?;
+    Ok(PatchedText { text, hunks })
+}
+
+fn missing(kind: &ActionKind, field: &'static str) -> EngineError {
+    EngineError::MissingField {
+        kind: kind.as_str().to_owned(),
+        field,
+    }
+}
+
+fn check_base(
+    kind: &ActionKind,
+    base: Option<&[u8]>,
+    expected: Option<&str>,
+) -> Result<(), EngineError> {
+    let expected = expected.ok_or_else(|| missing(kind, "base_sha256"))?;
+    let actual = base.map(sha256_hex);
+    if actual.as_deref() == Some(expected) {
+        return Ok(());
+    }
+    Err(EngineError::BaseMismatch {
+        kind: kind.as_str().to_owned(),
+        expected: expected.to_owned(),
+        actual,
+    })
+}

@@ -1,0 +1,194 @@
+//! `compute` / `compute_with_base`: base hashes, every action kind, EDIT_FILE and REPLACE_RANGE.
+
+use papayu_patch::engine::{EngineOptions, compute, compute_with_base};
+use papayu_protocol::ErrorCode::{self, *};
+use papayu_protocol::{Action, ActionKind, Edit, sha256_hex};
+
+fn action(kind: ActionKind, old: &[u8]) -> Action {
+    let mut a = Action::new(kind, "f.txt");
+    a.base_sha256 = Some(sha256_hex(old));
+    a
+}
+
+fn edit(anchor: &str, before: &str, after: &str, occurrence: Option<u32>) -> Edit {
+    Edit { anchor: anchor.into(), before: before.into(), after: after.into(), occurrence, ..Edit::default() }
+}
+
+fn edit_action(old: &str, edits: Vec<Edit>) -> Action {
+    let mut a = action(ActionKind::EditFile, old.as_bytes());
+    a.edits = Some(edits);
+    a
+}
+
+#[track_caller]
+fn ok(old: Option<&str>, a: &Action, opts: EngineOptions, expect: &str) {
+    match compute(old.map(str::as_bytes), a, &opts) {
+        Ok(out) => assert_eq!(String::from_utf8_lossy(&out.new_bytes), expect),
+        Err(e) => panic!("expected success, got {}: {e}", e.code()),
+    }
+}
+
+#[track_caller]
+fn err(old: Option<&[u8]>, a: &Action, code: ErrorCode, needles: &[&str]) {
+    match compute(old, a, &EngineOptions::default()) {
+        Ok(out) => panic!("expected {code}, got {:?}", String::from_utf8_lossy(&out.new_bytes)),
+        Err(e) => {
+            assert_eq!(e.code(), code, "{e}");
+            let msg = e.to_string();
+            for n in needles {
+                assert!(msg.contains(n), "{msg:?} lacks {n:?}");
+            }
+        }
+    }
+}
+
+const LF: EngineOptions = EngineOptions { normalize_eol_lf: true };
+const KEEP: EngineOptions = EngineOptions { normalize_eol_lf: false };
+
+#[test]
+fn base_mismatch_reports_both_hashes() {
+    let mut a = action(ActionKind::PatchFile, b"other");
+    a.patch = Some("@@ -1 +1 @@\n-a\n+b\n".into());
+    err(Some(b"a\n"), &a, BaseMismatch, &[&sha256_hex(b"other"), &sha256_hex(b"a\n")]);
+}
+
+#[test]
+fn missing_file_is_base_mismatch() {
+    let mut a = action(ActionKind::ReplaceRange, b"x");
+    a.start_line = Some(1);
+    a.end_line = Some(1);
+    a.content = Some("y".into());
+    err(None, &a, BaseMismatch, &["is missing"]);
+}
+
+#[test]
+fn edit_base_mismatch_and_missing_use_edit_code() {
+    let mut a = edit_action("x", vec![edit("a", "a", "b", None)]);
+    err(None, &a, EditBaseMismatch, &["is missing"]);
+    a.base_sha256 = Some(sha256_hex(b"y"));
+    err(Some(b"a"), &a, EditBaseMismatch, &[&sha256_hex(b"a")]);
+}
+
+#[test]
+fn non_utf8_file_rejected() {
+    let old = b"ok\n\xff\xfe\n";
+    let mut a = action(ActionKind::PatchFile, old);
+    a.patch = Some("@@ -1 +1 @@\n-ok\n+ko\n".into());
+    err(Some(old), &a, NonUtf8File, &["offset 3"]);
+}
+
+#[test]
+fn missing_fields_and_unsupported_kinds() {
+    err(Some(b"a"), &Action::new(ActionKind::UpdateFile, "f"), ContentRequired, &["content"]);
+    err(Some(b"a"), &action(ActionKind::PatchFile, b"a"), PatchRequired, &["patch"]);
+    err(Some(b"a"), &action(ActionKind::EditFile, b"a"), PatchRequired, &["edits"]);
+    err(Some(b"a"), &Action::new(ActionKind::PatchFile, "f"), BaseSha256Invalid, &["base_sha256"]);
+    err(Some(b"a"), &Action::new(ActionKind::DeleteFile, "f"), UnknownKind, &["DELETE_FILE"]);
+}
+
+#[test]
+fn patch_file_reports_tiers() {
+    let old = "a\nb\nc\n";
+    let mut a = action(ActionKind::PatchFile, old.as_bytes());
+    a.patch = Some("@@ -2 +2 @@\n-b\n+B\n".into());
+    let out = compute(Some(old.as_bytes()), &a, &KEEP).unwrap();
+    assert_eq!(out.new_bytes, b"a\nB\nc\n");
+    assert_eq!(out.hunks.len(), 1);
+    assert_eq!(out.hunks[0].old_start, 2);
+    assert_eq!(out.hunks[0].header, "@@ -2 +2 @@");
+}
+
+#[test]
+fn create_and_update_keep_existing_eol_bom_and_final_newline() {
+    let mut a = Action::new(ActionKind::UpdateFile, "f");
+    a.content = Some("x\ny\n".into());
+    ok(Some("\u{feff}a\r\nb"), &a, KEEP, "\u{feff}x\r\ny");
+    ok(Some("a\nb\n"), &a, KEEP, "x\ny\n");
+    ok(None, &a, KEEP, "x\ny\n");
+    a.content = Some("x\r\ny".into());
+    ok(None, &a, KEEP, "x\r\ny");
+    ok(None, &a, LF, "x\ny\n");
+    ok(Some("\u{feff}a\r\nb"), &a, LF, "\u{feff}x\ny\n");
+    let mut c = Action::new(ActionKind::CreateFile, "f");
+    c.content = Some(String::new());
+    ok(None, &c, KEEP, "");
+}
+
+#[test]
+fn replace_range() {
+    let old = "1\r\n2\r\n3\r\n4";
+    let mut a = action(ActionKind::ReplaceRange, old.as_bytes());
+    a.content = Some("two\nzwei\n".into());
+    a.start_line = Some(2);
+    a.end_line = Some(3);
+    ok(Some(old), &a, KEEP, "1\r\ntwo\r\nzwei\r\n4");
+    a.start_line = Some(4);
+    a.end_line = Some(4);
+    ok(Some(old), &a, KEEP, "1\r\n2\r\n3\r\ntwo\r\nzwei");
+    ok(Some(old), &a, LF, "1\n2\n3\ntwo\nzwei\n");
+    a.content = Some(String::new());
+    ok(Some(old), &a, KEEP, "1\r\n2\r\n3");
+    for (s, e) in [(0, 1), (3, 2), (4, 5), (u64::MAX, u64::MAX)] {
+        a.start_line = Some(s);
+        a.end_line = Some(e);
+        err(Some(old.as_bytes()), &a, RangeInvalid, &["4 lines"]);
+    }
+}
+
+#[test]
+fn edit_file_semantics() {
+    let old = "fn a() {\n    x();\n}\nfn b() {\n    x();\n}\n";
+    ok(Some(old), &edit_action(old, vec![edit("fn b", "x();", "y();", None)]), KEEP, "fn a() {\n    x();\n}\nfn b() {\n    y();\n}\n");
+    // `before` is never searched before the anchor
+    err(Some(old.as_bytes()), &edit_action(old, vec![edit("fn b", "fn a", "z", None)]), EditBeforeNotFound, &["line 4"]);
+    err(Some(old.as_bytes()), &edit_action(old, vec![edit("fn c", "x", "z", None)]), EditAnchorNotFound, &["\"fn c\""]);
+    err(Some(old.as_bytes()), &edit_action(old, vec![edit("fn", "x", "z", None)]), EditAmbiguous, &["anchor occurs 2 times"]);
+    // after `fn a` the text `x();` occurs twice within the window
+    err(Some(old.as_bytes()), &edit_action(old, vec![edit("fn a", "x();", "z", None)]), EditAmbiguous, &["before occurs 2 times"]);
+    // occurrence picks the anchor; the first `before` after it is used
+    ok(Some(old), &edit_action(old, vec![edit("fn", "x();", "z();", Some(2))]), KEEP, "fn a() {\n    x();\n}\nfn b() {\n    z();\n}\n");
+    err(Some(old.as_bytes()), &edit_action(old, vec![edit("fn", "x", "z", Some(3))]), EditAnchorNotFound, &["occurrence 3, file has 2"]);
+    err(Some(old.as_bytes()), &edit_action(old, vec![edit("fn", "x", "z", Some(0))]), EditApplyFailed, &["1-based"]);
+    err(Some(old.as_bytes()), &edit_action(old, vec![edit("", "x", "z", None)]), EditApplyFailed, &["anchor"]);
+    err(Some(old.as_bytes()), &edit_action(old, vec![edit("fn a", "", "z", None)]), EditApplyFailed, &["before"]);
+    // edits apply in order to the evolving text
+    let seq = vec![edit("fn a", "x();", "AAA();", Some(1)), edit("AAA", "AAA", "BBB", None)];
+    ok(Some(old), &edit_action(old, seq), KEEP, &old.replacen("x();", "BBB();", 1));
+}
+
+#[test]
+fn edit_window_is_4000_characters_not_bytes() {
+    // 3999 three-byte characters after the anchor's start: still within the window by chars
+    let pad: String = "é".repeat(3990);
+    let old = format!("ANCHOR{pad}TARGET\n");
+    ok(Some(&old), &edit_action(&old, vec![edit("ANCHOR", "TARGET", "done", None)]), KEEP, &format!("ANCHOR{pad}done\n"));
+    let far = format!("ANCHOR{}TARGET\n", "é".repeat(4001));
+    err(Some(far.as_bytes()), &edit_action(&far, vec![edit("ANCHOR", "TARGET", "x", None)]), EditBeforeNotFound, &["4000"]);
+}
+
+#[test]
+fn edit_crlf_file_with_lf_strings() {
+    let old = "\u{feff}a\r\nb\r\nc\r\n";
+    ok(Some(old), &edit_action(old, vec![edit("a", "a\nb", "A\nB\nB2", None)]), KEEP, "\u{feff}A\r\nB\r\nB2\r\nc\r\n");
+    ok(Some(old), &edit_action(old, vec![edit("a", "a\nb", "A\nB", None)]), LF, "\u{feff}A\nB\nc\n");
+}
+
+#[test]
+fn edit_multibyte_is_char_safe() {
+    let old = "ñandú — 🦀 crab\n";
+    ok(Some(old), &edit_action(old, vec![edit("🦀", "🦀 crab", "🦞 lobster", None)]), KEEP, "ñandú — 🦞 lobster\n");
+    ok(Some(old), &edit_action(old, vec![edit("ñ", "ú", "u", None)]), KEEP, "ñandu — 🦀 crab\n");
+}
+
+#[test]
+fn compute_with_base_checks_the_original_hash() {
+    let original = "a\nb\nc\n";
+    let first = edit_action(original, vec![edit("a", "a", "A", None)]);
+    let second = edit_action(original, vec![edit("c", "c", "C", None)]);
+    let step1 = compute(Some(original.as_bytes()), &first, &KEEP).unwrap().new_bytes;
+    // plain compute on the evolved bytes sees a different hash …
+    assert_eq!(compute(Some(&step1), &second, &KEEP).unwrap_err().code(), EditBaseMismatch);
+    // … compute_with_base checks against the original
+    let step2 = compute_with_base(Some(&step1), Some(original.as_bytes()), &second, &KEEP).unwrap().new_bytes;
+    assert_eq!(step2, b"A\nb\nC\n");
+}
