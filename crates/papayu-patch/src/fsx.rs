@@ -1,0 +1,514 @@
+//! papayu-patch's own filesystem layer: every access below the project root goes through a
+//! directory handle and never follows a symlink.
+//!
+//! Paths are opened with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` where the kernel has
+//! it, and otherwise one component at a time with `openat(O_NOFOLLOW | O_DIRECTORY)`. A symlink
+//! anywhere below the root, or a path that would leave it, is [`FsError::Escape`]. Writes are
+//! temp file → write → fsync → rename → fsync of the directory.
+
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
+use rustix::io::Errno;
+
+use crate::fault::Faults;
+
+/// A low-level failure, before it is turned into a [`crate::PatchError`].
+#[derive(Debug)]
+pub(crate) enum FsError {
+    /// A symlink below the root, or a path leaving it.
+    Escape { path: String, reason: String },
+    /// Any other I/O failure.
+    Io {
+        op: &'static str,
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+impl FsError {
+    pub(crate) fn io(op: &'static str, path: &str, e: impl Into<std::io::Error>) -> Self {
+        FsError::Io {
+            op,
+            path: path.to_owned(),
+            source: e.into(),
+        }
+    }
+}
+
+pub(crate) type FsResult<T> = Result<T, FsError>;
+
+/// What sits at a path (the path itself is never followed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Node {
+    /// Nothing (also when a parent is missing).
+    Absent,
+    /// A regular file with these permission bits.
+    File { mode: u32 },
+    /// A directory with these permission bits.
+    Dir { mode: u32 },
+    /// A symbolic link (never followed).
+    Symlink,
+    /// A FIFO, socket or device: papayu never touches those.
+    Other,
+}
+
+static OPENAT2_UNSUPPORTED: AtomicBool = AtomicBool::new(false);
+
+/// An open project root.
+pub(crate) struct Root {
+    fd: OwnedFd,
+    path: PathBuf,
+    pub(crate) faults: Faults,
+}
+
+fn split_parent(rel: &str) -> (&str, &str) {
+    match rel.rfind('/') {
+        Some(i) => (&rel[..i], &rel[i + 1..]),
+        None => ("", rel),
+    }
+}
+
+fn check_rel(rel: &str) -> FsResult<()> {
+    if rel.starts_with('/')
+        || rel
+            .split('/')
+            .any(|s| s == ".." || s == "." || (s.is_empty() && !rel.is_empty()))
+    {
+        return Err(FsError::Escape {
+            path: rel.to_owned(),
+            reason: "not a plain relative path".to_owned(),
+        });
+    }
+    Ok(())
+}
+
+impl Root {
+    /// Open the project root directory (the root itself may be reached through a symlink: it is
+    /// the user's own choice; nothing below it may be).
+    pub(crate) fn open(path: &Path) -> FsResult<Root> {
+        let fd = rustix::fs::open(
+            path,
+            OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| FsError::io("open project root", &path.display().to_string(), e))?;
+        Ok(Root {
+            fd,
+            path: path.to_path_buf(),
+            faults: Faults::default(),
+        })
+    }
+
+    /// The root as given.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Open the directory `rel` ("" is the root) without following any symlink.
+    pub(crate) fn open_dir(&self, rel: &str) -> FsResult<OwnedFd> {
+        check_rel(rel)?;
+        if rel.is_empty() {
+            return rustix::io::fcntl_dupfd_cloexec(&self.fd, 0)
+                .map_err(|e| FsError::io("dup", ".", e));
+        }
+        let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+        if !OPENAT2_UNSUPPORTED.load(Ordering::Relaxed) {
+            match rustix::fs::openat2(
+                &self.fd,
+                rel,
+                flags,
+                Mode::empty(),
+                ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+            ) {
+                Ok(fd) => return Ok(fd),
+                Err(Errno::NOSYS | Errno::PERM) => {
+                    OPENAT2_UNSUPPORTED.store(true, Ordering::Relaxed)
+                }
+                Err(Errno::AGAIN | Errno::INTR) => {}
+                // Any other error: walk component by component to say precisely what is wrong.
+                Err(_) => {}
+            }
+        }
+        let mut cur =
+            rustix::io::fcntl_dupfd_cloexec(&self.fd, 0).map_err(|e| FsError::io("dup", ".", e))?;
+        let mut so_far = String::new();
+        for seg in rel.split('/') {
+            if !so_far.is_empty() {
+                so_far.push('/');
+            }
+            so_far.push_str(seg);
+            cur = match rustix::fs::openat(&cur, seg, flags, Mode::empty()) {
+                Ok(fd) => fd,
+                Err(e) => return Err(self.classify(&cur, seg, &so_far, e)),
+            };
+        }
+        Ok(cur)
+    }
+
+    fn classify(&self, parent: &OwnedFd, name: &str, so_far: &str, e: Errno) -> FsError {
+        if matches!(e, Errno::LOOP | Errno::NOTDIR | Errno::XDEV) {
+            if let Ok(st) = rustix::fs::statat(parent, name, AtFlags::SYMLINK_NOFOLLOW)
+                && FileType::from_raw_mode(st.st_mode) == FileType::Symlink
+            {
+                return FsError::Escape {
+                    path: so_far.to_owned(),
+                    reason: "is a symbolic link; papayu never writes through symlinks".to_owned(),
+                };
+            }
+            if e == Errno::XDEV || e == Errno::LOOP {
+                return FsError::Escape {
+                    path: so_far.to_owned(),
+                    reason: "resolves outside the project root".to_owned(),
+                };
+            }
+        }
+        FsError::io("open directory", so_far, e)
+    }
+
+    /// What is at `rel`, without following it. A symlinked parent is an escape; a missing
+    /// parent or a parent that is a file means `Absent` / an error respectively.
+    pub(crate) fn node(&self, rel: &str) -> FsResult<Node> {
+        let (parent, name) = split_parent(rel);
+        let dir = match self.open_dir(parent) {
+            Ok(d) => d,
+            Err(FsError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Node::Absent);
+            }
+            Err(e) => return Err(e),
+        };
+        node_at(&dir, name, rel)
+    }
+
+    /// Read a regular file without following symlinks.
+    pub(crate) fn read(&self, rel: &str) -> FsResult<Vec<u8>> {
+        let (parent, name) = split_parent(rel);
+        let dir = self.open_dir(parent)?;
+        read_at(&dir, name, rel)
+    }
+
+    /// Read a symlink's target (for journaling a symlink inside a deleted directory).
+    pub(crate) fn read_link(&self, rel: &str) -> FsResult<Vec<u8>> {
+        let (parent, name) = split_parent(rel);
+        let dir = self.open_dir(parent)?;
+        rustix::fs::readlinkat(&dir, name, Vec::new())
+            .map(|c| c.into_bytes())
+            .map_err(|e| FsError::io("readlink", rel, e))
+    }
+
+    /// Names in directory `rel`, sorted.
+    pub(crate) fn list(&self, rel: &str) -> FsResult<Vec<String>> {
+        let dir = self.open_dir(rel)?;
+        let d =
+            rustix::fs::Dir::read_from(&dir).map_err(|e| FsError::io("read directory", rel, e))?;
+        let mut out = Vec::new();
+        for entry in d {
+            let entry = entry.map_err(|e| FsError::io("read directory", rel, e))?;
+            let name = entry.file_name().to_bytes();
+            if name == b"." || name == b".." {
+                continue;
+            }
+            match std::str::from_utf8(name) {
+                Ok(s) => out.push(s.to_owned()),
+                Err(_) => {
+                    return Err(FsError::io(
+                        "read directory",
+                        rel,
+                        std::io::Error::new(
+                            std::io::ErrorKind::InvalidData,
+                            "a file name is not UTF-8",
+                        ),
+                    ));
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Durably write `bytes` to `rel` via `tmp` in the same directory, replacing it atomically.
+    /// `mode`: permission bits to set (None → default for a new file, subject to umask).
+    pub(crate) fn write_atomic(
+        &self,
+        rel: &str,
+        tmp: &str,
+        bytes: &[u8],
+        mode: Option<u32>,
+    ) -> FsResult<()> {
+        let (parent, name) = split_parent(rel);
+        let dir = self.open_dir(parent)?;
+        match node_at(&dir, name, rel)? {
+            Node::Symlink => {
+                return Err(FsError::Escape {
+                    path: rel.to_owned(),
+                    reason: "is a symbolic link; papayu never writes through symlinks".to_owned(),
+                });
+            }
+            Node::Dir { .. } | Node::Other => {
+                return Err(FsError::io(
+                    "write",
+                    rel,
+                    std::io::Error::new(std::io::ErrorKind::IsADirectory, "not a regular file"),
+                ));
+            }
+            Node::Absent | Node::File { .. } => {}
+        }
+        // A stale temp file from an interrupted run would make O_EXCL fail; it is ours to remove.
+        let _ = rustix::fs::unlinkat(&dir, tmp, AtFlags::empty());
+        let fd = rustix::fs::openat(
+            &dir,
+            tmp,
+            OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o666),
+        )
+        .map_err(|e| FsError::io("create temp file", rel, e))?;
+        let result = (|| {
+            if let Some(m) = mode {
+                rustix::fs::fchmod(&fd, Mode::from_raw_mode(m & 0o7777))
+                    .map_err(|e| FsError::io("chmod", rel, e))?;
+            }
+            self.write_all(&fd, bytes, rel)?;
+            self.fsync(&fd, rel)?;
+            drop(fd);
+            self.rename(&dir, tmp, name, rel)?;
+            self.fsync(&dir, parent_display(parent))
+        })();
+        if result.is_err() {
+            let _ = rustix::fs::unlinkat(&dir, tmp, AtFlags::empty());
+        }
+        result
+    }
+
+    /// Create directory `rel` (its parent must exist) and fsync the parent.
+    pub(crate) fn mkdir(&self, rel: &str, mode: Option<u32>) -> FsResult<()> {
+        let (parent, name) = split_parent(rel);
+        let dir = self.open_dir(parent)?;
+        match rustix::fs::mkdirat(&dir, name, Mode::from_raw_mode(0o777)) {
+            Ok(()) => {}
+            Err(Errno::EXIST) => match node_at(&dir, name, rel)? {
+                Node::Dir { .. } => {}
+                Node::Symlink => {
+                    return Err(FsError::Escape {
+                        path: rel.to_owned(),
+                        reason: "is a symbolic link".to_owned(),
+                    });
+                }
+                _ => return Err(FsError::io("create directory", rel, Errno::EXIST)),
+            },
+            Err(e) => return Err(FsError::io("create directory", rel, e)),
+        }
+        if let Some(m) = mode {
+            let sub = self.open_dir(rel)?;
+            rustix::fs::fchmod(&sub, Mode::from_raw_mode(m & 0o7777))
+                .map_err(|e| FsError::io("chmod", rel, e))?;
+        }
+        self.fsync(&dir, parent_display(parent))
+    }
+
+    /// Remove a file or symlink (never following it) and fsync the parent. Missing is fine.
+    pub(crate) fn remove_file(&self, rel: &str) -> FsResult<()> {
+        let (parent, name) = split_parent(rel);
+        let dir = self.open_dir(parent)?;
+        match rustix::fs::unlinkat(&dir, name, AtFlags::empty()) {
+            Ok(()) | Err(Errno::NOENT) => {}
+            Err(e) => return Err(FsError::io("remove file", rel, e)),
+        }
+        self.fsync(&dir, parent_display(parent))
+    }
+
+    /// Remove an empty directory and fsync the parent. Missing is fine.
+    pub(crate) fn remove_dir(&self, rel: &str) -> FsResult<()> {
+        let (parent, name) = split_parent(rel);
+        let dir = self.open_dir(parent)?;
+        match rustix::fs::unlinkat(&dir, name, AtFlags::REMOVEDIR) {
+            Ok(()) | Err(Errno::NOENT) => {}
+            Err(e) => return Err(FsError::io("remove directory", rel, e)),
+        }
+        self.fsync(&dir, parent_display(parent))
+    }
+
+    /// Create a symlink (only ever to restore one that a DELETE_DIR removed).
+    pub(crate) fn symlink(&self, rel: &str, target: &[u8]) -> FsResult<()> {
+        let (parent, name) = split_parent(rel);
+        let dir = self.open_dir(parent)?;
+        let target = <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(target);
+        match rustix::fs::symlinkat(target, &dir, name) {
+            Ok(()) | Err(Errno::EXIST) => {}
+            Err(e) => return Err(FsError::io("create symlink", rel, e)),
+        }
+        self.fsync(&dir, parent_display(parent))
+    }
+
+    /// Remove a path whatever it is (file, symlink or a whole tree), without fsync: used only for
+    /// papayu's own scratch state (finished journals).
+    pub(crate) fn remove_tree(&self, rel: &str) -> FsResult<()> {
+        match self.node(rel)? {
+            Node::Absent => Ok(()),
+            Node::Dir { .. } => {
+                for name in self.list(rel)? {
+                    self.remove_tree(&format!("{rel}/{name}"))?;
+                }
+                let (parent, name) = split_parent(rel);
+                let dir = self.open_dir(parent)?;
+                match rustix::fs::unlinkat(&dir, name, AtFlags::REMOVEDIR) {
+                    Ok(()) | Err(Errno::NOENT) => Ok(()),
+                    Err(e) => Err(FsError::io("remove directory", rel, e)),
+                }
+            }
+            _ => {
+                let (parent, name) = split_parent(rel);
+                let dir = self.open_dir(parent)?;
+                match rustix::fs::unlinkat(&dir, name, AtFlags::empty()) {
+                    Ok(()) | Err(Errno::NOENT) => Ok(()),
+                    Err(e) => Err(FsError::io("remove file", rel, e)),
+                }
+            }
+        }
+    }
+
+    /// Create every missing directory of `rel` (papayu's own state dirs only).
+    pub(crate) fn ensure_dirs(&self, rel: &str) -> FsResult<()> {
+        let mut so_far = String::new();
+        for seg in rel.split('/') {
+            if !so_far.is_empty() {
+                so_far.push('/');
+            }
+            so_far.push_str(seg);
+            match self.node(&so_far)? {
+                Node::Dir { .. } => {}
+                Node::Absent => self.mkdir(&so_far, None)?,
+                Node::Symlink => {
+                    return Err(FsError::Escape {
+                        path: so_far,
+                        reason: "is a symbolic link".to_owned(),
+                    });
+                }
+                _ => return Err(FsError::io("create directory", &so_far, Errno::NOTDIR)),
+            }
+        }
+        Ok(())
+    }
+
+    /// fsync a directory by relative path.
+    pub(crate) fn fsync_dir(&self, rel: &str) -> FsResult<()> {
+        let dir = self.open_dir(rel)?;
+        self.fsync(&dir, parent_display(rel))
+    }
+
+    /// Create `rel` exclusively (O_CREAT|O_EXCL, never following a symlink), write, fsync.
+    /// `Ok(false)` when it already exists.
+    pub(crate) fn create_exclusive(&self, rel: &str, bytes: &[u8]) -> FsResult<bool> {
+        let (parent, name) = split_parent(rel);
+        let dir = self.open_dir(parent)?;
+        let fd = match rustix::fs::openat(
+            &dir,
+            name,
+            OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        ) {
+            Ok(fd) => fd,
+            Err(Errno::EXIST) => return Ok(false),
+            Err(e) => return Err(FsError::io("create", rel, e)),
+        };
+        let res = self
+            .write_all(&fd, bytes, rel)
+            .and_then(|()| self.fsync(&fd, rel));
+        if let Err(e) = res {
+            let _ = rustix::fs::unlinkat(&dir, name, AtFlags::empty());
+            return Err(e);
+        }
+        self.fsync(&dir, parent_display(parent))?;
+        Ok(true)
+    }
+
+    fn write_all(&self, fd: &OwnedFd, mut bytes: &[u8], rel: &str) -> FsResult<()> {
+        self.faults
+            .hit(crate::fault::FaultKind::Write)
+            .map_err(|e| FsError::io("write", rel, e))?;
+        while !bytes.is_empty() {
+            match rustix::io::write(fd, bytes) {
+                Ok(0) => return Err(FsError::io("write", rel, Errno::IO)),
+                Ok(n) => bytes = &bytes[n..],
+                Err(Errno::INTR) => {}
+                Err(e) => return Err(FsError::io("write", rel, e)),
+            }
+        }
+        Ok(())
+    }
+
+    fn fsync(&self, fd: &impl AsFd, rel: &str) -> FsResult<()> {
+        self.faults
+            .hit(crate::fault::FaultKind::Fsync)
+            .map_err(|e| FsError::io("fsync", rel, e))?;
+        // Never retried: after a failed fsync the page cache state is unknown (fsyncgate).
+        rustix::fs::fsync(fd).map_err(|e| FsError::io("fsync", rel, e))
+    }
+
+    fn rename(&self, dir: &OwnedFd, from: &str, to: &str, rel: &str) -> FsResult<()> {
+        self.faults
+            .hit(crate::fault::FaultKind::Rename)
+            .map_err(|e| FsError::io("rename", rel, e))?;
+        rustix::fs::renameat(dir, from, dir, to).map_err(|e| FsError::io("rename", rel, e))
+    }
+}
+
+fn parent_display(parent: &str) -> &str {
+    if parent.is_empty() { "." } else { parent }
+}
+
+fn node_at(dir: &OwnedFd, name: &str, rel: &str) -> FsResult<Node> {
+    match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => {
+            let mode = st.st_mode & 0o7777;
+            Ok(match FileType::from_raw_mode(st.st_mode) {
+                FileType::RegularFile => Node::File { mode },
+                FileType::Directory => Node::Dir { mode },
+                FileType::Symlink => Node::Symlink,
+                _ => Node::Other,
+            })
+        }
+        Err(Errno::NOENT) => Ok(Node::Absent),
+        Err(Errno::NOTDIR) => Ok(Node::Absent),
+        Err(e) => Err(FsError::io("stat", rel, e)),
+    }
+}
+
+fn read_at(dir: &OwnedFd, name: &str, rel: &str) -> FsResult<Vec<u8>> {
+    let fd = match rustix::fs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    ) {
+        Ok(fd) => fd,
+        Err(Errno::LOOP) => {
+            return Err(FsError::Escape {
+                path: rel.to_owned(),
+                reason: "is a symbolic link; papayu never reads or writes through symlinks"
+                    .to_owned(),
+            });
+        }
+        Err(e) => return Err(FsError::io("open", rel, e)),
+    };
+    let st = rustix::fs::fstat(&fd).map_err(|e| FsError::io("stat", rel, e))?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+        return Err(FsError::io(
+            "read",
+            rel,
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"),
+        ));
+    }
+    let mut out = Vec::with_capacity(usize::try_from(st.st_size).unwrap_or(0));
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match rustix::io::read(&fd, &mut buf[..]) {
+            Ok(0) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(Errno::INTR) => {}
+            Err(e) => return Err(FsError::io("read", rel, e)),
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,612 @@
+//! The journal `.papa-yu/tx/<tx_id>/` and the primitive operations it protects (SPEC §5.2).
+//!
+//! A transaction is a list of primitive [`Op`]s, each on one path. Before the first one runs,
+//! the journal holds, durably: `orig.bin` (the original bytes of every file touched, packed) and
+//! `manifest.json` (per op: the path's state before — existed?, sha256, mode bits, where its copy
+//! is — and after). `manifest.json` appears by an atomic rename only once `orig.bin` is synced,
+//! so a journal directory without it means nothing was applied yet. Commit rewrites the manifest
+//! with `status: committed` (again an atomic rename): that rename is the commit point.
+//! Rollback walks the entries backwards and restores each path, skipping paths whose current
+//! bytes already hash to the original, and verifying every copy's hash before writing it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::PatchError;
+use crate::fsx::{FsError, Node, Root};
+use papayu_protocol::sha256_hex;
+
+pub(crate) const TX_DIR: &str = ".papa-yu/tx";
+pub(crate) const STACK: &str = ".papa-yu/tx/stack.json";
+const MANIFEST_FORMAT: u32 = 1;
+
+/// What a transaction was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TxKind {
+    /// A plan was applied.
+    Apply,
+    /// An undo of an earlier transaction.
+    Undo,
+    /// A redo (the undo of an undo).
+    Redo,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum TxStatus {
+    Pending,
+    Committed,
+}
+
+/// A path's state, as journaled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum State {
+    Absent,
+    File {
+        sha256: String,
+        /// Permission bits (`None` for a new file: whatever the umask gave it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<u32>,
+        /// Byte range of the original copy in `orig.bin` (before-states only).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        copy: Option<(u64, u64)>,
+    },
+    Dir {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<u32>,
+    },
+    Symlink {
+        /// The link target, hex-encoded bytes.
+        target: String,
+    },
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Entry {
+    pub(crate) path: String,
+    pub(crate) before: State,
+    pub(crate) after: State,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) tmp: Option<String>,
+}
+
+/// One action as recorded in the manifest (for `history`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionRecord {
+    /// The action kind (`CREATE_FILE`, …).
+    pub kind: String,
+    /// The normalised path.
+    pub path: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Manifest {
+    pub(crate) format: u32,
+    pub(crate) id: String,
+    pub(crate) seq: u64,
+    pub(crate) kind: TxKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) reverts: Option<String>,
+    pub(crate) status: TxStatus,
+    pub(crate) created_unix_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) protocol: Option<u8>,
+    pub(crate) actions: Vec<ActionRecord>,
+    pub(crate) entries: Vec<Entry>,
+}
+
+/// What sits at a path right now, with the bytes needed to journal it.
+#[derive(Debug, Clone)]
+pub(crate) enum Snapshot {
+    Absent,
+    File { bytes: Vec<u8>, mode: u32 },
+    Dir { mode: u32 },
+    Symlink { target: Vec<u8> },
+}
+
+impl Snapshot {
+    pub(crate) fn read(root: &Root, path: &str) -> Result<Snapshot, PatchError> {
+        Ok(match root.node(path)? {
+            Node::Absent => Snapshot::Absent,
+            Node::File { mode } => Snapshot::File {
+                bytes: root.read(path)?,
+                mode,
+            },
+            Node::Dir { mode } => Snapshot::Dir { mode },
+            Node::Symlink => Snapshot::Symlink {
+                target: root.read_link(path)?,
+            },
+            Node::Other => {
+                return Err(PatchError::Io {
+                    op: "journal",
+                    path: path.to_owned(),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::Unsupported,
+                        "not a file, directory or symlink",
+                    ),
+                });
+            }
+        })
+    }
+}
+
+/// A primitive operation: bring one path to one state.
+#[derive(Debug, Clone)]
+pub(crate) enum Op {
+    MkDir {
+        path: String,
+        mode: Option<u32>,
+    },
+    Write {
+        path: String,
+        bytes: Vec<u8>,
+        mode: Option<u32>,
+    },
+    Symlink {
+        path: String,
+        target: Vec<u8>,
+    },
+    RemoveFile {
+        path: String,
+    },
+    RemoveDir {
+        path: String,
+    },
+}
+
+impl Op {
+    pub(crate) fn path(&self) -> &str {
+        match self {
+            Op::MkDir { path, .. }
+            | Op::Write { path, .. }
+            | Op::Symlink { path, .. }
+            | Op::RemoveFile { path }
+            | Op::RemoveDir { path } => path,
+        }
+    }
+
+    fn after(&self) -> State {
+        match self {
+            Op::MkDir { mode, .. } => State::Dir { mode: *mode },
+            Op::Write { bytes, mode, .. } => State::File {
+                sha256: sha256_hex(bytes),
+                mode: *mode,
+                copy: None,
+            },
+            Op::Symlink { target, .. } => State::Symlink {
+                target: hex::encode(target),
+            },
+            Op::RemoveFile { .. } | Op::RemoveDir { .. } => State::Absent,
+        }
+    }
+}
+
+/// An op with the state it replaces.
+#[derive(Debug, Clone)]
+pub(crate) struct PlannedOp {
+    pub(crate) op: Op,
+    pub(crate) before: Snapshot,
+}
+
+pub(crate) fn tx_path(id: &str) -> String {
+    format!("{TX_DIR}/{id}")
+}
+
+fn tmp_name(id: &str, i: usize) -> String {
+    format!(".papayu-{id}-{i}.tmp")
+}
+
+fn parent_of(path: &str) -> &str {
+    path.rfind('/').map_or("", |i| &path[..i])
+}
+
+fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+fn encode_manifest(m: &Manifest) -> Result<Vec<u8>, PatchError> {
+    serde_json::to_vec_pretty(m).map_err(|e| PatchError::Journal {
+        path: tx_path(&m.id),
+        message: format!("cannot encode manifest: {e}"),
+    })
+}
+
+pub(crate) fn write_manifest(root: &Root, m: &Manifest) -> Result<(), PatchError> {
+    let dir = tx_path(&m.id);
+    root.write_atomic(
+        &format!("{dir}/manifest.json"),
+        ".manifest.json.tmp",
+        &encode_manifest(m)?,
+        None,
+    )?;
+    Ok(())
+}
+
+pub(crate) fn read_manifest(root: &Root, id: &str) -> Result<Option<Manifest>, PatchError> {
+    let path = format!("{}/manifest.json", tx_path(id));
+    let bytes = match root.read(&path) {
+        Ok(b) => b,
+        Err(FsError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(None);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| PatchError::Journal {
+        path: path.clone(),
+        message: format!("unreadable manifest: {e}"),
+    })?;
+    if m.format != MANIFEST_FORMAT {
+        return Err(PatchError::Journal {
+            path,
+            message: format!("unknown manifest format {}", m.format),
+        });
+    }
+    Ok(Some(m))
+}
+
+/// Write the journal for `ops`: `orig.bin` with every original file, then `manifest.json`.
+/// Returns the pending manifest. Nothing in the project has been touched when this returns.
+pub(crate) fn write_journal(
+    root: &Root,
+    mut header: Manifest,
+    ops: &[PlannedOp],
+) -> Result<Manifest, PatchError> {
+    let dir = tx_path(&header.id);
+    root.ensure_dirs(TX_DIR)?;
+    root.mkdir(&dir, None)?;
+    let mut pack = Vec::new();
+    let mut entries = Vec::with_capacity(ops.len());
+    for (i, p) in ops.iter().enumerate() {
+        let path = p.op.path().to_owned();
+        let before = match &p.before {
+            Snapshot::Absent => State::Absent,
+            Snapshot::File { bytes, mode } => {
+                let start = pack.len() as u64;
+                pack.extend_from_slice(bytes);
+                State::File {
+                    sha256: sha256_hex(bytes),
+                    mode: Some(*mode),
+                    copy: Some((start, bytes.len() as u64)),
+                }
+            }
+            Snapshot::Dir { mode } => State::Dir { mode: Some(*mode) },
+            Snapshot::Symlink { target } => State::Symlink {
+                target: hex::encode(target),
+            },
+        };
+        let tmp = matches!(p.op, Op::Write { .. }).then(|| tmp_name(&header.id, i));
+        entries.push(Entry {
+            path,
+            before,
+            after: p.op.after(),
+            tmp,
+        });
+    }
+    root.create_exclusive(&format!("{dir}/orig.bin"), &pack)?;
+    header.entries = entries;
+    header.status = TxStatus::Pending;
+    write_manifest(root, &header)?;
+    Ok(header)
+}
+
+/// Run the ops of a journaled transaction, in order.
+pub(crate) fn apply_ops(
+    root: &Root,
+    manifest: &Manifest,
+    ops: &[PlannedOp],
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Result<(), PatchError> {
+    let total = ops.len();
+    for (i, (p, e)) in ops.iter().zip(&manifest.entries).enumerate() {
+        match &p.op {
+            Op::MkDir { path, mode } => root.mkdir(path, *mode)?,
+            Op::Write { path, bytes, mode } => {
+                let tmp = e.tmp.clone().unwrap_or_else(|| tmp_name(&manifest.id, i));
+                root.write_atomic(path, &tmp, bytes, *mode)?;
+            }
+            Op::Symlink { path, target } => root.symlink(path, target)?,
+            Op::RemoveFile { path } => root.remove_file(path)?,
+            Op::RemoveDir { path } => root.remove_dir(path)?,
+        }
+        progress(i + 1, total, p.op.path());
+    }
+    Ok(())
+}
+
+/// Restore every path of `manifest` to its before-state (idempotent, hash-verified), then
+/// delete the journal.
+pub(crate) fn rollback(root: &Root, manifest: &Manifest) -> Result<(), PatchError> {
+    let dir = tx_path(&manifest.id);
+    let pack_path = format!("{dir}/orig.bin");
+    let pack = if manifest
+        .entries
+        .iter()
+        .any(|e| matches!(e.before, State::File { .. }))
+    {
+        root.read(&pack_path)?
+    } else {
+        Vec::new()
+    };
+    for e in &manifest.entries {
+        if let Some(tmp) = &e.tmp {
+            match root.remove_file(&join(parent_of(&e.path), tmp)) {
+                Ok(()) => {}
+                Err(FsError::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound => {}
+                // A parent that is now missing or a symlink holds no temp file of ours.
+                Err(FsError::Escape { .. }) => {}
+                Err(err) => return Err(err.into()),
+            }
+        }
+    }
+    for (i, e) in manifest.entries.iter().enumerate().rev() {
+        restore(root, manifest, i, e, &pack, &pack_path)?;
+    }
+    root.remove_file(&format!("{dir}/manifest.json"))?;
+    root.remove_tree(&dir)?;
+    Ok(())
+}
+
+fn restore(
+    root: &Root,
+    m: &Manifest,
+    i: usize,
+    e: &Entry,
+    pack: &[u8],
+    pack_path: &str,
+) -> Result<(), PatchError> {
+    let path = e.path.as_str();
+    let now = root.node(path)?;
+    match &e.before {
+        State::Absent => match now {
+            Node::Absent => {}
+            Node::Dir { .. } => root.remove_dir(path)?,
+            Node::File { .. } | Node::Symlink => root.remove_file(path)?,
+            Node::Other => return Err(unsupported(path)),
+        },
+        State::File { sha256, mode, copy } => {
+            if matches!(now, Node::File { .. }) && sha256_hex(&root.read(path)?) == *sha256 {
+                return Ok(());
+            }
+            let (start, len) =
+                copy.ok_or_else(|| journal_err(pack_path, path, "no copy recorded"))?;
+            let bytes = usize::try_from(start)
+                .ok()
+                .zip(usize::try_from(start + len).ok())
+                .and_then(|(s, end)| pack.get(s..end))
+                .ok_or_else(|| journal_err(pack_path, path, "copy out of range"))?;
+            if sha256_hex(bytes) != *sha256 {
+                return Err(journal_err(
+                    pack_path,
+                    path,
+                    "the journaled copy does not match its sha256; refusing to restore it",
+                ));
+            }
+            match now {
+                Node::Dir { .. } => root.remove_tree(path)?,
+                Node::Symlink => root.remove_file(path)?,
+                _ => {}
+            }
+            root.write_atomic(path, &tmp_name(&m.id, i), bytes, *mode)?;
+        }
+        State::Dir { mode } => match now {
+            Node::Dir { .. } => {}
+            Node::Absent => root.mkdir(path, *mode)?,
+            Node::File { .. } | Node::Symlink => {
+                root.remove_file(path)?;
+                root.mkdir(path, *mode)?;
+            }
+            Node::Other => return Err(unsupported(path)),
+        },
+        State::Symlink { target } => {
+            let target = hex::decode(target)
+                .map_err(|_| journal_err(pack_path, path, "bad symlink target"))?;
+            match now {
+                Node::Symlink if root.read_link(path)? == target => {}
+                Node::Absent => root.symlink(path, &target)?,
+                Node::Symlink | Node::File { .. } => {
+                    root.remove_file(path)?;
+                    root.symlink(path, &target)?;
+                }
+                Node::Dir { .. } => {
+                    root.remove_tree(path)?;
+                    root.symlink(path, &target)?;
+                }
+                Node::Other => return Err(unsupported(path)),
+            }
+        }
+    }
+    Ok(())
+}
+
+fn journal_err(pack_path: &str, path: &str, msg: &str) -> PatchError {
+    PatchError::Journal {
+        path: pack_path.to_owned(),
+        message: format!("`{path}`: {msg}"),
+    }
+}
+
+fn unsupported(path: &str) -> PatchError {
+    PatchError::Io {
+        op: "restore",
+        path: path.to_owned(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "not a file, directory or symlink",
+        ),
+    }
+}
+
+/// Whether `path` currently holds exactly `state` (for undo/redo conflict detection).
+pub(crate) fn holds(root: &Root, path: &str, state: &State) -> Result<bool, PatchError> {
+    let now = root.node(path)?;
+    Ok(match (state, now) {
+        (State::Absent, Node::Absent) => true,
+        (State::Dir { .. }, Node::Dir { .. }) => true,
+        (State::File { sha256, .. }, Node::File { .. }) => sha256_hex(&root.read(path)?) == *sha256,
+        (State::Symlink { target }, Node::Symlink) => hex::encode(root.read_link(path)?) == *target,
+        _ => false,
+    })
+}
+
+/// The undo/redo stacks (`.papa-yu/tx/stack.json`). Derived state: committed manifests with a
+/// `seq` above `through_seq` are folded in by [`fold_committed`], so a crash between a commit
+/// and the stack update loses nothing.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Stack {
+    pub(crate) through_seq: u64,
+    pub(crate) undo: Vec<String>,
+    pub(crate) redo: Vec<String>,
+}
+
+pub(crate) fn read_stack(root: &Root) -> Result<Stack, PatchError> {
+    match root.read(STACK) {
+        Ok(b) => serde_json::from_slice(&b).map_err(|e| PatchError::Journal {
+            path: STACK.to_owned(),
+            message: format!("unreadable: {e}"),
+        }),
+        Err(FsError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            Ok(Stack::default())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn write_stack(root: &Root, s: &Stack) -> Result<(), PatchError> {
+    let bytes = serde_json::to_vec_pretty(s).map_err(|e| PatchError::Journal {
+        path: STACK.to_owned(),
+        message: e.to_string(),
+    })?;
+    root.write_atomic(STACK, ".stack.json.tmp", &bytes, None)?;
+    Ok(())
+}
+
+/// Journal directory names (transaction ids), sorted (ids start with a zero-padded seq).
+pub(crate) fn tx_ids(root: &Root) -> Result<Vec<String>, PatchError> {
+    match root.node(TX_DIR)? {
+        Node::Dir { .. } => {}
+        _ => return Ok(Vec::new()),
+    }
+    Ok(root
+        .list(TX_DIR)?
+        .into_iter()
+        .filter(|n| {
+            n.split('-')
+                .next()
+                .is_some_and(|s| s.parse::<u64>().is_ok())
+        })
+        .collect())
+}
+
+pub(crate) fn seq_of(id: &str) -> u64 {
+    id.split('-')
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Fold every committed, not yet folded transaction into the stacks; prune to `depth`.
+pub(crate) fn fold_committed(root: &Root, depth: usize) -> Result<Stack, PatchError> {
+    let mut stack = read_stack(root)?;
+    let mut changed = false;
+    let mut drop_dirs = Vec::new();
+    for id in tx_ids(root)? {
+        if seq_of(&id) <= stack.through_seq {
+            continue;
+        }
+        let Some(m) = read_manifest(root, &id)? else {
+            continue;
+        };
+        if m.status != TxStatus::Committed {
+            continue;
+        }
+        match m.kind {
+            TxKind::Apply => {
+                drop_dirs.append(&mut stack.redo);
+                stack.undo.push(m.id.clone());
+            }
+            TxKind::Undo => {
+                if let Some(t) = &m.reverts {
+                    stack.undo.retain(|x| x != t);
+                    drop_dirs.push(t.clone());
+                }
+                stack.redo.push(m.id.clone());
+            }
+            TxKind::Redo => {
+                if let Some(t) = &m.reverts {
+                    stack.redo.retain(|x| x != t);
+                    drop_dirs.push(t.clone());
+                }
+                stack.undo.push(m.id.clone());
+            }
+        }
+        stack.through_seq = m.seq;
+        changed = true;
+    }
+    while stack.undo.len() > depth {
+        drop_dirs.push(stack.undo.remove(0));
+        changed = true;
+    }
+    if changed {
+        write_stack(root, &stack)?;
+        for id in drop_dirs {
+            // Only after the stack no longer names it; a leftover is harmless (seq ≤ through_seq).
+            root.remove_tree(&tx_path(&id))?;
+        }
+    }
+    Ok(stack)
+}
+
+/// The next transaction sequence number.
+pub(crate) fn next_seq(root: &Root) -> Result<u64, PatchError> {
+    let stack = read_stack(root)?;
+    let max_dir = tx_ids(root)?.iter().map(|id| seq_of(id)).max().unwrap_or(0);
+    Ok(stack.through_seq.max(max_dir) + 1)
+}
+
+/// What [`recover_locked`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RecoveryReport {
+    /// Transactions found unfinished and rolled back.
+    pub rolled_back: Vec<String>,
+    /// Journals discarded because they were never complete (nothing had been applied).
+    pub discarded: Vec<String>,
+}
+
+/// Roll back every uncommitted journal; the caller holds the lock.
+pub(crate) fn recover_locked(root: &Root, depth: usize) -> Result<RecoveryReport, PatchError> {
+    let mut report = RecoveryReport::default();
+    let stack = read_stack(root)?;
+    for id in tx_ids(root)? {
+        match read_manifest(root, &id)? {
+            None => {
+                root.remove_tree(&tx_path(&id))?;
+                report.discarded.push(id);
+            }
+            Some(m) if m.status == TxStatus::Pending => {
+                tracing::warn!(tx = %id, "rolling back an unfinished transaction");
+                rollback(root, &m)?;
+                report.rolled_back.push(id);
+            }
+            Some(m) => {
+                // A committed journal the stack no longer references is finished garbage.
+                if m.seq <= stack.through_seq
+                    && !stack.undo.contains(&m.id)
+                    && !stack.redo.contains(&m.id)
+                {
+                    root.remove_tree(&tx_path(&id))?;
+                }
+            }
+        }
+    }
+    if !report.rolled_back.is_empty() || !report.discarded.is_empty() {
+        root.fsync_dir(TX_DIR)?;
+    }
+    fold_committed(root, depth)?;
+    Ok(report)
+}

@@ -1,0 +1,439 @@
+//! From a validated plan to primitive operations, entirely in memory (SPEC §5.1, §5.2 step 2).
+//!
+//! Preview and apply both call [`compute`]: preview renders its per-action outcomes, apply
+//! refuses the plan if any outcome is an error and otherwise journals and runs the ops.
+
+use std::collections::HashMap;
+
+use papayu_protocol::{ActionKind, ErrorCode, ProtocolVersion};
+use papayu_validate::{RelPath, ValidatedAction, ValidatedPlan};
+
+use crate::engine::{self, EngineOptions, HunkReport};
+use crate::error::PatchError;
+use crate::fsx::Root;
+use crate::journal::{Op, PlannedOp, Snapshot};
+
+/// Sort key of SPEC §5.1: CREATE_DIR (shallow first) → CREATE_FILE / UPDATE_FILE →
+/// PATCH_FILE / EDIT_FILE / REPLACE_RANGE → DELETE_FILE → DELETE_DIR (deepest first); ties by
+/// path. The sort is stable, so several EDIT_FILEs of one file keep the model's order.
+fn order_key(a: &ValidatedAction) -> (u8, i64, String) {
+    let depth = a.path.depth() as i64;
+    let path = a.path.as_str().to_owned();
+    match a.kind() {
+        ActionKind::CreateDir => (0, depth, path),
+        ActionKind::CreateFile | ActionKind::UpdateFile => (1, 0, path),
+        ActionKind::PatchFile | ActionKind::EditFile | ActionKind::ReplaceRange => (2, 0, path),
+        ActionKind::DeleteFile => (3, 0, path),
+        ActionKind::DeleteDir => (4, -depth, path),
+        ActionKind::Unknown(_) => (5, 0, path),
+    }
+}
+
+/// The plan's actions in apply order.
+pub(crate) fn ordered(plan: &ValidatedPlan) -> Vec<&ValidatedAction> {
+    let mut v: Vec<&ValidatedAction> = plan.actions.iter().collect();
+    v.sort_by_cached_key(|a| order_key(a));
+    v
+}
+
+/// The checks the engine repeats itself before touching the disk, whatever the caller did.
+///
+/// Integration point: papayu-validate's full plan validation (policy, limits, content rules)
+/// runs in the caller (the CLI and papayu-agent call it before building a [`ValidatedPlan`]);
+/// what is repeated here is what the engine's own safety depends on — known kind for the
+/// version, a canonical path, and never papayu's state or git's.
+pub(crate) fn revalidate(version: ProtocolVersion, a: &ValidatedAction) -> Result<(), PatchError> {
+    let invalid = |code: ErrorCode, message: String| PatchError::Invalid {
+        code,
+        index: a.index,
+        path: a.path.as_str().to_owned(),
+        message,
+    };
+    if !version.allows(a.kind()) {
+        return Err(invalid(
+            ErrorCode::UnknownKind,
+            format!("{} is not part of protocol {version}", a.kind()),
+        ));
+    }
+    match RelPath::parse(a.path.as_str()) {
+        Ok(p) if p == a.path => {}
+        Ok(_) | Err(_) => {
+            return Err(invalid(
+                ErrorCode::InvalidPath,
+                "the path is not in canonical form".to_owned(),
+            ));
+        }
+    }
+    let first = a.path.segments().next().unwrap_or_default().to_lowercase();
+    if first == ".papa-yu" || first == ".git" {
+        return Err(invalid(
+            ErrorCode::ProtectedPath,
+            format!("`{first}/` is never written by a plan"),
+        ));
+    }
+    Ok(())
+}
+
+/// What one action will do (or why it cannot).
+#[derive(Debug, Clone)]
+pub(crate) struct Effect {
+    /// Bytes before (files only; `None` = absent or not a file).
+    pub(crate) old: Option<Vec<u8>>,
+    /// Bytes after (`None` = the file is removed or the action is not about file content).
+    pub(crate) new: Option<Vec<u8>>,
+    pub(crate) hunks: Vec<HunkReport>,
+    /// The action changes nothing (CREATE_DIR of an existing dir, DELETE of a missing path).
+    pub(crate) noop: bool,
+    /// Files removed (DELETE_FILE: 1; DELETE_DIR: every file below it).
+    pub(crate) removed_files: usize,
+}
+
+pub(crate) struct ActionOutcome<'p> {
+    pub(crate) action: &'p ValidatedAction,
+    pub(crate) result: Result<Effect, PatchError>,
+}
+
+/// The simulated tree: paths already touched by earlier actions of the plan.
+#[derive(Default)]
+struct Overlay {
+    /// path → (state after the plan so far, index of its op in `ops`)
+    state: HashMap<String, (Sim, usize)>,
+    /// path → original bytes (for EDIT chains checking the base against the original).
+    original: HashMap<String, Option<Vec<u8>>>,
+}
+
+#[derive(Clone)]
+enum Sim {
+    Absent,
+    File(Vec<u8>),
+    Dir,
+}
+
+pub(crate) struct Computed<'p> {
+    pub(crate) ops: Vec<PlannedOp>,
+    pub(crate) outcomes: Vec<ActionOutcome<'p>>,
+}
+
+struct Ctx<'r> {
+    root: &'r Root,
+    version: ProtocolVersion,
+    engine: EngineOptions,
+    overlay: Overlay,
+    ops: Vec<PlannedOp>,
+}
+
+/// Compute every new content and the op list, touching nothing on disk.
+pub(crate) fn compute<'p>(
+    root: &Root,
+    plan: &'p ValidatedPlan,
+    engine: EngineOptions,
+) -> Computed<'p> {
+    let mut ctx = Ctx {
+        root,
+        version: plan.version,
+        engine,
+        overlay: Overlay::default(),
+        ops: Vec::new(),
+    };
+    let mut outcomes = Vec::new();
+    for a in ordered(plan) {
+        let mark = ctx.ops.len();
+        let saved_state = ctx.overlay.state.clone();
+        let result = revalidate(plan.version, a).and_then(|()| ctx.action(a));
+        if result.is_err() {
+            // Undo this action's partial effect so later actions are previewed on a consistent tree.
+            ctx.ops.truncate(mark);
+            ctx.overlay.state = saved_state;
+        }
+        outcomes.push(ActionOutcome { action: a, result });
+    }
+    Computed {
+        ops: ctx.ops,
+        outcomes,
+    }
+}
+
+impl Ctx<'_> {
+    fn sim(&self, path: &str) -> Result<Sim, PatchError> {
+        if let Some((s, _)) = self.overlay.state.get(path) {
+            return Ok(s.clone());
+        }
+        Ok(match Snapshot::read(self.root, path)? {
+            Snapshot::Absent => Sim::Absent,
+            Snapshot::File { bytes, .. } => Sim::File(bytes),
+            Snapshot::Dir { .. } => Sim::Dir,
+            Snapshot::Symlink { .. } => {
+                return Err(PatchError::PathEscapesRoot {
+                    path: path.to_owned(),
+                    reason: "is a symbolic link; papayu never writes through symlinks".to_owned(),
+                });
+            }
+        })
+    }
+
+    fn push(&mut self, op: Op, after: Sim) -> Result<(), PatchError> {
+        let path = op.path().to_owned();
+        if let Some((_, idx)) = self.overlay.state.get(&path).cloned() {
+            // A second op on one path (several EDIT_FILEs): keep the first op's before-state.
+            self.ops[idx].op = op;
+            self.overlay.state.insert(path, (after, idx));
+            return Ok(());
+        }
+        let before = Snapshot::read(self.root, &path)?;
+        if matches!(before, Snapshot::Symlink { .. }) && !matches!(op, Op::RemoveFile { .. }) {
+            return Err(PatchError::PathEscapesRoot {
+                path,
+                reason: "is a symbolic link; papayu never writes through symlinks".to_owned(),
+            });
+        }
+        if let Snapshot::File { bytes, .. } = &before {
+            self.overlay
+                .original
+                .entry(path.clone())
+                .or_insert_with(|| Some(bytes.clone()));
+        }
+        self.ops.push(PlannedOp { op, before });
+        self.overlay.state.insert(path, (after, self.ops.len() - 1));
+        Ok(())
+    }
+
+    fn mode_of(&self, path: &str) -> Result<Option<u32>, PatchError> {
+        Ok(match self.root.node(path)? {
+            crate::fsx::Node::File { mode } => Some(mode),
+            _ => None,
+        })
+    }
+
+    /// Make sure every ancestor of `path` is (or will be) a directory.
+    fn ensure_parents(&mut self, path: &RelPath) -> Result<(), PatchError> {
+        let ancestors: Vec<String> = path.ancestors().map(str::to_owned).collect();
+        for dir in ancestors.into_iter().rev() {
+            match self.sim(&dir)? {
+                Sim::Dir => {}
+                Sim::Absent => self.push(
+                    Op::MkDir {
+                        path: dir,
+                        mode: None,
+                    },
+                    Sim::Dir,
+                )?,
+                Sim::File(_) => {
+                    return Err(PatchError::Io {
+                        op: "create parent directory",
+                        path: dir,
+                        source: std::io::Error::new(
+                            std::io::ErrorKind::NotADirectory,
+                            "a file is in the way",
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn engine_err(a: &ValidatedAction, source: engine::EngineError) -> PatchError {
+        PatchError::Engine {
+            index: a.index,
+            path: a.path.as_str().to_owned(),
+            source,
+        }
+    }
+
+    fn action(&mut self, a: &ValidatedAction) -> Result<Effect, PatchError> {
+        let path = a.path.as_str().to_owned();
+        let empty = Effect {
+            old: None,
+            new: None,
+            hunks: Vec::new(),
+            noop: false,
+            removed_files: 0,
+        };
+        match a.kind() {
+            ActionKind::CreateDir => {
+                self.ensure_parents(&a.path)?;
+                match self.sim(&path)? {
+                    Sim::Dir => Ok(Effect {
+                        noop: true,
+                        ..empty
+                    }),
+                    Sim::Absent => {
+                        self.push(Op::MkDir { path, mode: None }, Sim::Dir)?;
+                        Ok(empty)
+                    }
+                    Sim::File(_) => Err(PatchError::FileExists {
+                        index: a.index,
+                        path,
+                    }),
+                }
+            }
+            ActionKind::CreateFile | ActionKind::UpdateFile => {
+                let existing = self.sim(&path)?;
+                let old = match existing {
+                    Sim::Dir => {
+                        return Err(PatchError::FileExists {
+                            index: a.index,
+                            path,
+                        });
+                    }
+                    Sim::File(b) => Some(b),
+                    Sim::Absent => None,
+                };
+                if old.is_some() {
+                    match (a.kind(), self.version) {
+                        (ActionKind::CreateFile, ProtocolVersion::V2 | ProtocolVersion::V3) => {
+                            return Err(PatchError::FileExists {
+                                index: a.index,
+                                path,
+                            });
+                        }
+                        (ActionKind::UpdateFile, ProtocolVersion::V2) => {
+                            return Err(PatchError::UpdateExistingForbidden {
+                                index: a.index,
+                                path,
+                            });
+                        }
+                        _ => {}
+                    }
+                } else {
+                    self.ensure_parents(&a.path)?;
+                }
+                let out = engine::compute(old.as_deref(), &a.action, &self.engine)
+                    .map_err(|e| Self::engine_err(a, e))?;
+                let mode = self.mode_of(&path)?;
+                self.push(
+                    Op::Write {
+                        path,
+                        bytes: out.new_bytes.clone(),
+                        mode,
+                    },
+                    Sim::File(out.new_bytes.clone()),
+                )?;
+                Ok(Effect {
+                    old,
+                    new: Some(out.new_bytes),
+                    ..empty
+                })
+            }
+            ActionKind::PatchFile | ActionKind::EditFile | ActionKind::ReplaceRange => {
+                let current = match self.sim(&path)? {
+                    Sim::File(b) => Some(b),
+                    Sim::Absent | Sim::Dir => None,
+                };
+                let base = match self.overlay.original.get(&path) {
+                    Some(orig) => orig.clone(),
+                    None => current.clone(),
+                };
+                let out = engine::compute_with_base(
+                    current.as_deref(),
+                    base.as_deref(),
+                    &a.action,
+                    &self.engine,
+                )
+                .map_err(|e| Self::engine_err(a, e))?;
+                let mode = self.mode_of(&path)?;
+                self.push(
+                    Op::Write {
+                        path,
+                        bytes: out.new_bytes.clone(),
+                        mode,
+                    },
+                    Sim::File(out.new_bytes.clone()),
+                )?;
+                Ok(Effect {
+                    old: current,
+                    new: Some(out.new_bytes),
+                    hunks: out.hunks,
+                    ..empty
+                })
+            }
+            ActionKind::DeleteFile => match self.sim(&path)? {
+                Sim::Absent => Ok(Effect {
+                    noop: true,
+                    ..empty
+                }),
+                Sim::File(b) => {
+                    self.push(Op::RemoveFile { path }, Sim::Absent)?;
+                    Ok(Effect {
+                        old: Some(b),
+                        removed_files: 1,
+                        ..empty
+                    })
+                }
+                Sim::Dir => Err(PatchError::Io {
+                    op: "delete file",
+                    path,
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::IsADirectory,
+                        "is a directory; use DELETE_DIR",
+                    ),
+                }),
+            },
+            ActionKind::DeleteDir => match self.sim(&path)? {
+                Sim::Absent => Ok(Effect {
+                    noop: true,
+                    ..empty
+                }),
+                Sim::File(_) => Err(PatchError::Io {
+                    op: "delete directory",
+                    path,
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::NotADirectory,
+                        "is a file; use DELETE_FILE",
+                    ),
+                }),
+                Sim::Dir => {
+                    let mut removed = 0;
+                    self.delete_tree(&path, &mut removed)?;
+                    Ok(Effect {
+                        removed_files: removed,
+                        ..empty
+                    })
+                }
+            },
+            ActionKind::Unknown(k) => Err(PatchError::Invalid {
+                code: ErrorCode::UnknownKind,
+                index: a.index,
+                path,
+                message: format!("unknown action kind `{k}`"),
+            }),
+        }
+    }
+
+    /// Remove a directory recursively, deepest first; every file is journaled (by `push`).
+    fn delete_tree(&mut self, dir: &str, removed: &mut usize) -> Result<(), PatchError> {
+        let on_disk = matches!(self.root.node(dir)?, crate::fsx::Node::Dir { .. });
+        let names = if on_disk {
+            self.root.list(dir)?
+        } else {
+            Vec::new()
+        };
+        for name in names {
+            let child = format!("{dir}/{name}");
+            match self.root.node(&child)? {
+                crate::fsx::Node::Dir { .. } => self.delete_tree(&child, removed)?,
+                crate::fsx::Node::File { .. } | crate::fsx::Node::Symlink => {
+                    self.push(Op::RemoveFile { path: child }, Sim::Absent)?;
+                    *removed += 1;
+                }
+                crate::fsx::Node::Absent => {}
+                crate::fsx::Node::Other => {
+                    return Err(PatchError::Io {
+                        op: "delete directory",
+                        path: child,
+                        source: std::io::Error::new(
+                            std::io::ErrorKind::Unsupported,
+                            "not a file, directory or symlink",
+                        ),
+                    });
+                }
+            }
+        }
+        self.push(
+            Op::RemoveDir {
+                path: dir.to_owned(),
+            },
+            Sim::Absent,
+        )
+    }
+}

@@ -1,0 +1,16 @@
+//! papayu-patch integration tests: one binary, one module per feature.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
+#![allow(clippy::disallowed_methods, clippy::disallowed_types, missing_docs)]
+
+mod checks;
+mod common;
+mod faults;
+mod fixtures;
+mod symlinks;
+mod transaction;
+mod undo;
