@@ -4,7 +4,8 @@
 //! cargo run -p papayu-validate --example validate_plan            # built-in demo answer
 //! cargo run -p papayu-validate --example validate_plan -- plan.json 3
 //! ```
-#![allow(clippy::print_stdout)]
+// A binary: printing is its job, and reading the one file it is given needs no fs-err context.
+#![allow(clippy::print_stdout, clippy::disallowed_methods)]
 
 use std::process::ExitCode;
 
@@ -24,10 +25,10 @@ const DEMO: &str = r##"Here is the change:
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let text = match args.next() {
-        Some(path) => match fs_err::read_to_string(&path) {
+        Some(path) => match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) => {
-                println!("{e}");
+                println!("{path}: {e}");
                 return ExitCode::from(2);
             }
         },

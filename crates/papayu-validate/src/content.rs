@@ -8,7 +8,7 @@ fn is_binaryish(c: char) -> bool {
 }
 
 /// Why text looks binary, if it does: a NUL anywhere, or more than 10 % of its characters
-/// being control characters (see [`is_binaryish`]). Non-ASCII text is ordinary text.
+/// being control characters other than `\t \n \r \f` (U+FFFD counts as one). Non-ASCII text is ordinary text.
 ///
 /// ```
 /// use papayu_validate::pseudo_binary_reason;
