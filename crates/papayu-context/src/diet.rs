@@ -1,7 +1,7 @@
 //! The diet (SPEC §6.3): fit the blocks into a character budget.
 //!
 //! 1. Per-block caps: a LOGS body over `max_log_chars`, any other body over `max_file_chars`,
-//!    keeps its head 60 % and tail 40 % around `...[TRUNCATED N chars]...`.
+//!    keeps its head 60 % and tail 40 % around a `...[TRUNCATED N chars]...` line.
 //! 2. At most `max_files` FILE blocks with content: auto-gathered ones go first (latest first),
 //!    then requested ones (latest first).
 //! 3. Over `max_total_chars`: drop search blocks, then logs, then env, then auto-gathered FILE
@@ -50,16 +50,17 @@ fn marker(removed: usize) -> String {
     format!("...[TRUNCATED {removed} chars]...")
 }
 
-/// Cut `text` to at most `max_chars` characters, keeping the head (60 %) and tail (40 %)
-/// around `...[TRUNCATED N chars]...` followed by a newline. Cuts snap to line boundaries when
-/// that keeps at least half of each part. If `max_chars` cannot even hold the marker, the
-/// result is the first `max_chars` characters.
+/// Cut `text` to at most `max_chars` characters, keeping the head (60 %) and the tail (40 %)
+/// around the marker line `...[TRUNCATED N chars]...` (N = characters removed). Cuts fall on
+/// character boundaries, never inside a UTF-8 sequence, and the result has exactly
+/// `max_chars` characters when `text` is longer. If `max_chars` cannot even hold the marker,
+/// the result is the first `max_chars` characters.
 ///
 /// ```
 /// use papayu_context::truncate_middle;
 /// let t = truncate_middle(&"é".repeat(100), 60);
-/// assert!(t.text.chars().count() <= 60);
-/// assert!(t.text.contains("...[TRUNCATED"));
+/// assert_eq!(t.text.chars().count(), 60);
+/// assert!(t.text.contains("\n...[TRUNCATED 70 chars]...\n"));
 /// ```
 pub fn truncate_middle(text: &str, max_chars: usize) -> Truncated {
     let n = text.chars().count();
@@ -69,8 +70,9 @@ pub fn truncate_middle(text: &str, max_chars: usize) -> Truncated {
             removed: 0,
         };
     }
-    // The marker's digits are bounded by those of `n`, so this overhead is an upper bound.
-    let overhead = marker(n).chars().count() + 1;
+    // The marker's length depends on N, which depends on the marker's length: start from the
+    // upper bound (digits of n) and shrink until stable. N only falls, so this terminates.
+    let mut overhead = marker(n).chars().count() + 2;
     if max_chars < overhead {
         let end = text
             .char_indices()
@@ -80,6 +82,15 @@ pub fn truncate_middle(text: &str, max_chars: usize) -> Truncated {
             text: text[..end].to_owned(),
             removed: n - max_chars,
         };
+    }
+    let mut removed = n - (max_chars - overhead);
+    loop {
+        let next = marker(removed).chars().count() + 2;
+        if next == overhead {
+            break;
+        }
+        overhead = next;
+        removed = n - (max_chars - overhead);
     }
     let avail = max_chars - overhead;
     let head_chars = avail * 6 / 10;
@@ -92,24 +103,12 @@ pub fn truncate_middle(text: &str, max_chars: usize) -> Truncated {
         .char_indices()
         .nth(n - tail_chars)
         .map_or(text.len(), |(i, _)| i);
-    let mut head = &text[..head_end];
-    let mut tail = &text[tail_start..];
-    if let Some(p) = head.rfind('\n')
-        && head[..=p].chars().count() * 2 >= head_chars
-    {
-        head = &head[..=p];
-    }
-    if let Some(q) = tail.find('\n')
-        && tail[q + 1..].chars().count() * 2 >= tail_chars
-    {
-        tail = &tail[q + 1..];
-    }
-    let removed = n - head.chars().count() - tail.chars().count();
-    let mut out = String::with_capacity(head.len() + tail.len() + overhead);
-    out.push_str(head);
+    let mut out = String::with_capacity(head_end + (text.len() - tail_start) + overhead);
+    out.push_str(&text[..head_end]);
+    out.push('\n');
     out.push_str(&marker(removed));
     out.push('\n');
-    out.push_str(tail);
+    out.push_str(&text[tail_start..]);
     Truncated { text: out, removed }
 }
 

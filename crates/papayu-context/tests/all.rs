@@ -1,0 +1,10 @@
+//! The one integration-test binary of papayu-context.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers outside #[test] fns panic on setup failure by design
+
+mod auto;
+mod cache;
+mod common;
+mod diet;
+mod logs_env;
+mod read;
+mod search;
