@@ -14,7 +14,7 @@ use papayu_validate::RelPath;
 use regex::Regex;
 use serde::Serialize;
 
-use crate::confine::{is_protected_name, is_vendored};
+use crate::confine::{is_protected_entry, is_vendored};
 use crate::project::Project;
 use crate::search::SearchMode;
 
@@ -242,11 +242,10 @@ impl FileIndex {
                 .require_git(false)
                 .add_custom_ignore_filename(".papayuignore")
                 .threads(project.config.search_threads)
-                .filter_entry(|e| {
-                    e.depth() == 0
-                        || e.file_name().to_str().is_none_or(|n| {
-                            !is_protected_name(n, e.file_type().is_some_and(|t| t.is_dir()))
-                        })
+                .filter_entry({
+                    let policy = project.root.policy().clone();
+                    let root = root.to_path_buf();
+                    move |e| !is_protected_entry(&policy, &root, e)
                 })
                 .build_parallel()
                 .run(|| {

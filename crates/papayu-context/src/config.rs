@@ -3,6 +3,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use papayu_validate::Policy;
+
 /// One tool whose version the `env` block reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolProbe {
@@ -39,7 +41,7 @@ impl ToolProbe {
 
 /// Every limit of the context layer. [`Default`] gives the SPEC §6 values; a frontend maps
 /// `PAPAYU_CONTEXT_MAX_FILES|FILE_CHARS|TOTAL_CHARS|LOG_CHARS` onto the first four fields.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ContextConfig {
     /// At most this many FILE blocks carrying content survive the diet (8).
     pub max_files: usize,
@@ -77,6 +79,9 @@ pub struct ContextConfig {
     pub auto_max_frames: usize,
     /// Each manifest attached for an import error is capped to this many characters (4 000).
     pub manifest_max_chars: usize,
+    /// The project policy (`.papa-yu/policy.json`): its protected paths — SPEC §4 built-ins plus
+    /// the project's globs — are never read, searched or sent.
+    pub policy: Policy,
 }
 
 impl Default for ContextConfig {
@@ -99,6 +104,7 @@ impl Default for ContextConfig {
             auto_radius_lines: 80,
             auto_max_frames: 10,
             manifest_max_chars: 4_000,
+            policy: Policy::default(),
         }
     }
 }

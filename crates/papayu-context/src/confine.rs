@@ -16,7 +16,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use papayu_validate::RelPath;
+use papayu_validate::{Policy, RelPath};
 
 use crate::ContextError;
 
@@ -79,48 +79,20 @@ impl fmt::Display for Refusal {
     }
 }
 
-/// Whether a project-relative path names a secret or papayu's own state (SPEC §4 "Protected
-/// paths"), compared case-insensitively.
-///
-/// Local copy of the rule: papayu-validate does not export one yet. Dedup once it does.
-pub fn is_protected(path: &RelPath) -> bool {
-    let folded = path.folded();
-    let segments: Vec<&str> = folded.split('/').collect();
-    let Some(name) = segments.last() else {
+/// Whether a directory entry met during a walk is protected, by papayu-validate's policy
+/// (SPEC §4 built-ins plus the project's globs), so its content never reaches a model. A
+/// protected directory (`.git`, `secrets`) is pruned whole.
+pub(crate) fn is_protected_entry(policy: &Policy, root: &Path, entry: &ignore::DirEntry) -> bool {
+    if entry.depth() == 0 {
+        return false;
+    }
+    let Ok(rel) = entry.path().strip_prefix(root) else {
         return false;
     };
-    let dirs = &segments[..segments.len() - 1];
-    if segments
-        .first()
-        .is_some_and(|s| *s == ".git" || *s == ".papa-yu")
-    {
-        return true;
-    }
-    if dirs.contains(&"secrets") {
-        return true;
-    }
-    if (*name == ".env" || name.starts_with(".env.")) && *name != ".env.example" {
-        return true;
-    }
-    if [".pem", ".key", ".p12", ".pfx"]
-        .iter()
-        .any(|ext| name.ends_with(ext))
-    {
-        return true;
-    }
-    ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"]
-        .iter()
-        .any(|p| name.starts_with(p))
-}
-
-/// The protected rule for one directory entry seen during a walk (a directory named `secrets`,
-/// `.git` or `.papa-yu` is pruned whole).
-pub(crate) fn is_protected_name(name: &str, is_dir: bool) -> bool {
-    let lower = name.to_lowercase();
-    if is_dir {
-        return matches!(lower.as_str(), ".git" | ".papa-yu" | "secrets");
-    }
-    RelPath::parse(name).is_ok_and(|rel| is_protected(&rel))
+    let Some(rel) = rel.to_str() else {
+        return false;
+    };
+    RelPath::parse(rel).is_ok_and(|rel| policy.is_protected(&rel))
 }
 
 /// Whether a path lies in a third-party directory that stack-trace gathering skips.
@@ -144,6 +116,7 @@ pub(crate) fn is_vendored(path: &str) -> bool {
 pub(crate) struct Root {
     given: Utf8PathBuf,
     canonical: Utf8PathBuf,
+    policy: Policy,
 }
 
 /// A request path that passed every check: its normalised form and the file to open.
@@ -155,7 +128,7 @@ pub(crate) struct Resolved {
 }
 
 impl Root {
-    pub fn open(root: &Utf8Path) -> Result<Self, ContextError> {
+    pub fn open(root: &Utf8Path, policy: Policy) -> Result<Self, ContextError> {
         let canonical =
             fs_err::canonicalize(root.as_std_path()).map_err(|source| ContextError::Root {
                 path: root.to_owned(),
@@ -173,7 +146,12 @@ impl Root {
         Ok(Self {
             given: root.to_owned(),
             canonical,
+            policy,
         })
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
     }
 
     pub fn canonical(&self) -> &Utf8Path {
@@ -188,7 +166,7 @@ impl Root {
 
     /// Resolve an already validated path.
     pub fn resolve_rel(&self, rel: RelPath) -> Result<Resolved, Refusal> {
-        if is_protected(&rel) {
+        if self.policy.is_protected(&rel) {
             return Err(Refusal::Protected(rel.as_str().to_owned()));
         }
         let joined = self.canonical.as_std_path().join(rel.as_str());
@@ -206,7 +184,7 @@ impl Root {
                 .map(|s| s.replace('\\', "/"))
                 .ok_or(Refusal::EscapesRoot)?;
             let target_rel = RelPath::parse(&target).map_err(|_| Refusal::EscapesRoot)?;
-            if is_protected(&target_rel) {
+            if self.policy.is_protected(&target_rel) {
                 return Err(Refusal::Protected(target_rel.as_str().to_owned()));
             }
         }

@@ -60,7 +60,7 @@ fn marker(removed: usize) -> String {
 /// use papayu_context::truncate_middle;
 /// let t = truncate_middle(&"é".repeat(100), 60);
 /// assert_eq!(t.text.chars().count(), 60);
-/// assert!(t.text.contains("\n...[TRUNCATED 70 chars]...\n"));
+/// assert!(t.text.contains("\n...[TRUNCATED 68 chars]...\n"));
 /// ```
 pub fn truncate_middle(text: &str, max_chars: usize) -> Truncated {
     let n = text.chars().count();

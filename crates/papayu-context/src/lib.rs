@@ -73,7 +73,7 @@ pub use auto::{
 };
 pub use block::{Block, BlockKind, DietState, FileRef, Origin, render_blocks};
 pub use config::{ContextConfig, ToolProbe};
-pub use confine::{Refusal, is_protected};
+pub use confine::Refusal;
 pub use diet::{
     AUTO_MIN_KEEP_CHARS, ContextStats, Truncated, apply_diet, total_chars, truncate_middle,
 };

@@ -73,7 +73,7 @@ impl Project {
     /// Open `root` (must be an existing directory) with the given limits.
     pub fn open(root: impl AsRef<Utf8Path>, config: ContextConfig) -> Result<Self, ContextError> {
         Ok(Self {
-            root: Root::open(root.as_ref())?,
+            root: Root::open(root.as_ref(), config.policy.clone())?,
             config,
         })
     }

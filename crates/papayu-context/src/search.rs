@@ -15,7 +15,7 @@ use ignore::{WalkBuilder, WalkState};
 use serde::Serialize;
 
 use crate::block::{Block, BlockKind};
-use crate::confine::{display_raw, is_protected_name};
+use crate::confine::{display_raw, is_protected_entry};
 use crate::project::{Project, cache_key};
 
 /// How the query is interpreted.
@@ -173,15 +173,11 @@ impl Project {
             .add_custom_ignore_filename(".papayuignore")
             .follow_links(false)
             .threads(self.config.search_threads)
-            .filter_entry(|entry| {
+            .filter_entry({
                 // Prune `.git/`, `.papa-yu/`, `secrets/` and secret files before reading them.
-                if entry.depth() == 0 {
-                    return true;
-                }
-                let Some(name) = entry.file_name().to_str() else {
-                    return true;
-                };
-                !is_protected_name(name, entry.file_type().is_some_and(|t| t.is_dir()))
+                let policy = self.root.policy().clone();
+                let root = root.to_path_buf();
+                move |entry| !is_protected_entry(&policy, &root, entry)
             });
         if let Some(g) = glob {
             let mut ob = OverrideBuilder::new(root);

@@ -278,3 +278,28 @@ mod symlinks {
         );
     }
 }
+
+#[test]
+fn project_protected_globs_are_honoured_for_reads_and_search() {
+    let p = TempProject::new(&[
+        ("deploy/prod/vars.yml", "password: hunter2\n"),
+        ("ok.txt", "password: see vault\n"),
+    ]);
+    let policy =
+        papayu_validate::Policy::from_json(r#"{"protected_globs": ["deploy/prod/**"]}"#).unwrap();
+    let config = papayu_context::ContextConfig {
+        policy,
+        ..crate::common::hermetic_config()
+    };
+    let project = papayu_context::Project::open(p.path(), config).unwrap();
+    let b = project.read_file("deploy/prod/vars.yml", None, None);
+    assert!(b.body.contains("is a protected file"), "{}", b.body);
+    let hits = project
+        .search_hits("password", None, papayu_context::SearchMode::Literal)
+        .unwrap()
+        .hits;
+    assert_eq!(
+        hits.iter().map(|h| h.path.as_str()).collect::<Vec<_>>(),
+        ["ok.txt"]
+    );
+}
