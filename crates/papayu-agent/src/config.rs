@@ -1,0 +1,524 @@
+//! [`AgentConfig`]: every SPEC §12 variable, parsed from a map the frontend reads once.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+use std::time::Duration;
+
+use papayu_context::ContextConfig;
+use papayu_llm::{ProviderConfig, ProviderEntry, ProviderKind};
+use papayu_protocol::{ErrorCode, ProtocolVersion, schema_hash};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// The system-prompt family (`PAPAYU_LLM_MODE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+pub enum LlmMode {
+    /// An engineering colleague answering with actions (default).
+    #[default]
+    #[serde(rename = "chat")]
+    Chat,
+    /// Must return a fix and how to check it.
+    #[serde(rename = "fixit")]
+    Fixit,
+    /// One JSON document with a plan, proposed changes and verification.
+    #[serde(rename = "fix-plan")]
+    FixPlan,
+}
+
+impl LlmMode {
+    /// The name used in `PAPAYU_LLM_MODE`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Chat => "chat",
+            Self::Fixit => "fixit",
+            Self::FixPlan => "fix-plan",
+        }
+    }
+
+    /// Every family.
+    pub const ALL: [LlmMode; 3] = [Self::Chat, Self::Fixit, Self::FixPlan];
+}
+
+impl FromStr for LlmMode {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "chat" => Ok(Self::Chat),
+            "fixit" => Ok(Self::Fixit),
+            "fix-plan" | "fix_plan" | "fixplan" => Ok(Self::FixPlan),
+            _ => Err(()),
+        }
+    }
+}
+
+/// A configuration value that could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A variable holds a value of the wrong shape.
+    #[error("ERR_INVALID_CONFIG: {variable}={value:?}: {message}")]
+    Invalid {
+        /// The variable's name, e.g. `PAPAYU_TRACE`.
+        variable: String,
+        /// The value as given (never an API key).
+        value: String,
+        /// What was expected.
+        message: String,
+    },
+    /// Something needed is not configured.
+    #[error("ERR_INVALID_CONFIG: {variable} is not set: {message}")]
+    Missing {
+        /// The variable that would provide it.
+        variable: String,
+        /// What it is needed for.
+        message: String,
+    },
+}
+
+impl ConfigError {
+    /// Always [`ErrorCode::InvalidConfig`].
+    pub fn code(&self) -> ErrorCode {
+        ErrorCode::InvalidConfig
+    }
+
+    /// The variable the error is about.
+    pub fn variable(&self) -> &str {
+        match self {
+            Self::Invalid { variable, .. } | Self::Missing { variable, .. } => variable,
+        }
+    }
+}
+
+/// Everything the agent needs to know, with SPEC defaults.
+///
+/// Libraries never read the environment: a frontend collects it into a map once and calls
+/// [`AgentConfig::from_env_map`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AgentConfig {
+    /// `PAPAYU_LLM_PROVIDER` (inferred from the URL when unset).
+    pub provider: Option<ProviderKind>,
+    /// `PAPAYU_LLM_API_URL`.
+    pub api_url: Option<String>,
+    /// `PAPAYU_LLM_API_KEY` (never in snapshots or traces).
+    pub api_key: Option<String>,
+    /// `PAPAYU_LLM_MODEL`.
+    pub model: Option<String>,
+    /// `PAPAYU_LLM_MODE`.
+    pub llm_mode: LlmMode,
+    /// `PAPAYU_LLM_STRICT_JSON`.
+    pub strict_json: bool,
+    /// `PAPAYU_LLM_TEMPERATURE` (0).
+    pub temperature: f32,
+    /// `PAPAYU_LLM_MAX_TOKENS` (16 384).
+    pub max_tokens: u32,
+    /// `PAPAYU_LLM_TIMEOUT_SEC` (90).
+    pub timeout: Duration,
+    /// `PAPAYU_LLM_PROVIDERS`, with `api_key_env` resolved from the same map.
+    pub providers: Vec<ProviderConfig>,
+    /// `PAPAYU_LLM_AGGREGATOR_URL|KEY|MODEL`.
+    pub aggregator: Option<ProviderConfig>,
+    /// `PAPAYU_PROTOCOL_VERSION`: forces the version.
+    pub protocol_version: Option<ProtocolVersion>,
+    /// `PAPAYU_PROTOCOL_DEFAULT` (2).
+    pub protocol_default: ProtocolVersion,
+    /// `PAPAYU_PROTOCOL_FALLBACK_TO_V1` (on).
+    pub fallback_to_v1: bool,
+    /// `PAPAYU_TRACE`.
+    pub trace: bool,
+    /// `PAPAYU_TRACE_RAW`.
+    pub trace_raw: bool,
+    /// `PAPAYU_NORMALIZE_EOL=lf`.
+    pub normalize_eol_lf: bool,
+    /// `PAPAYU_MEMORY_AUTOPATCH`.
+    pub memory_autopatch: bool,
+    /// `PAPAYU_CONTEXT_MAX_FILES` (8).
+    pub context_max_files: usize,
+    /// `PAPAYU_CONTEXT_MAX_FILE_CHARS` (20 000).
+    pub context_max_file_chars: usize,
+    /// `PAPAYU_CONTEXT_MAX_TOTAL_CHARS` (120 000).
+    pub context_max_total_chars: usize,
+    /// `PAPAYU_CONTEXT_MAX_LOG_CHARS` (12 000).
+    pub context_max_log_chars: usize,
+    /// Stream answers so progress reports characters received (not an environment variable:
+    /// the frontend decides).
+    pub stream: bool,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        let ctx = ContextConfig::default();
+        Self {
+            provider: None,
+            api_url: None,
+            api_key: None,
+            model: None,
+            llm_mode: LlmMode::Chat,
+            strict_json: false,
+            temperature: 0.0,
+            max_tokens: papayu_llm::DEFAULT_MAX_TOKENS,
+            timeout: papayu_llm::DEFAULT_TIMEOUT,
+            providers: Vec::new(),
+            aggregator: None,
+            protocol_version: None,
+            protocol_default: ProtocolVersion::V2,
+            fallback_to_v1: true,
+            trace: false,
+            trace_raw: false,
+            normalize_eol_lf: false,
+            memory_autopatch: false,
+            context_max_files: ctx.max_files,
+            context_max_file_chars: ctx.max_file_chars,
+            context_max_total_chars: ctx.max_total_chars,
+            context_max_log_chars: ctx.max_log_chars,
+            stream: false,
+        }
+    }
+}
+
+/// Every variable [`AgentConfig::from_env_map`] reads (SPEC §12).
+pub const ENV_VARIABLES: &[&str] = &[
+    "PAPAYU_LLM_API_URL",
+    "PAPAYU_LLM_API_KEY",
+    "PAPAYU_LLM_MODEL",
+    "PAPAYU_LLM_PROVIDER",
+    "PAPAYU_LLM_MODE",
+    "PAPAYU_LLM_STRICT_JSON",
+    "PAPAYU_LLM_TEMPERATURE",
+    "PAPAYU_LLM_MAX_TOKENS",
+    "PAPAYU_LLM_TIMEOUT_SEC",
+    "PAPAYU_LLM_PROVIDERS",
+    "PAPAYU_LLM_AGGREGATOR_URL",
+    "PAPAYU_LLM_AGGREGATOR_KEY",
+    "PAPAYU_LLM_AGGREGATOR_MODEL",
+    "PAPAYU_PROTOCOL_VERSION",
+    "PAPAYU_PROTOCOL_DEFAULT",
+    "PAPAYU_PROTOCOL_FALLBACK_TO_V1",
+    "PAPAYU_TRACE",
+    "PAPAYU_TRACE_RAW",
+    "PAPAYU_NORMALIZE_EOL",
+    "PAPAYU_MEMORY_AUTOPATCH",
+    "PAPAYU_CONTEXT_MAX_FILES",
+    "PAPAYU_CONTEXT_MAX_FILE_CHARS",
+    "PAPAYU_CONTEXT_MAX_TOTAL_CHARS",
+    "PAPAYU_CONTEXT_MAX_LOG_CHARS",
+];
+
+/// Parse a SPEC §12 boolean: `1|true|yes` (any case) is on, `0|false|no` or empty is off,
+/// anything else is an error naming `variable`.
+pub fn parse_bool(variable: &str, value: &str) -> Result<bool, ConfigError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" => Ok(true),
+        "" | "0" | "false" | "no" => Ok(false),
+        _ => Err(invalid(
+            variable,
+            value,
+            "expected 1|true|yes or 0|false|no",
+        )),
+    }
+}
+
+fn invalid(variable: &str, value: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid {
+        variable: variable.to_owned(),
+        value: value.to_owned(),
+        message: message.into(),
+    }
+}
+
+struct Env<'a>(&'a BTreeMap<String, String>);
+
+impl Env<'_> {
+    /// A set, non-blank value.
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(|v| v.trim()).filter(|v| !v.is_empty())
+    }
+
+    fn bool(&self, name: &str, default: bool) -> Result<bool, ConfigError> {
+        self.get(name).map_or(Ok(default), |v| parse_bool(name, v))
+    }
+
+    fn number<T: FromStr + PartialOrd>(
+        &self,
+        name: &str,
+        default: T,
+        min: T,
+        max: T,
+        what: &str,
+    ) -> Result<T, ConfigError> {
+        let Some(v) = self.get(name) else {
+            return Ok(default);
+        };
+        match v.parse::<T>() {
+            Ok(n) if n >= min && n <= max => Ok(n),
+            _ => Err(invalid(name, v, format!("expected {what}"))),
+        }
+    }
+
+    fn version(&self, name: &str) -> Result<Option<ProtocolVersion>, ConfigError> {
+        let Some(v) = self.get(name) else {
+            return Ok(None);
+        };
+        v.parse::<u8>()
+            .ok()
+            .and_then(ProtocolVersion::from_number)
+            .map(Some)
+            .ok_or_else(|| invalid(name, v, "expected 1, 2 or 3"))
+    }
+}
+
+impl AgentConfig {
+    /// Parse every SPEC §12 variable from `env` (the frontend passes `std::env::vars()`).
+    /// Unset or blank variables take their defaults; an invalid value is an error naming the
+    /// variable. `api_key_env` entries of `PAPAYU_LLM_PROVIDERS` are looked up in `env` too.
+    pub fn from_env_map(env: &BTreeMap<String, String>) -> Result<AgentConfig, ConfigError> {
+        let e = Env(env);
+        let d = AgentConfig::default();
+        let provider = e
+            .get("PAPAYU_LLM_PROVIDER")
+            .map(|v| {
+                ProviderKind::from_str(v).map_err(|_| {
+                    invalid(
+                        "PAPAYU_LLM_PROVIDER",
+                        v,
+                        "expected openai, openai-compatible, ollama or anthropic",
+                    )
+                })
+            })
+            .transpose()?;
+        let api_url = e.get("PAPAYU_LLM_API_URL").map(str::to_owned);
+        if let Some(url) = &api_url
+            && !(url.starts_with("http://") || url.starts_with("https://"))
+        {
+            return Err(invalid(
+                "PAPAYU_LLM_API_URL",
+                url,
+                "expected an http:// or https:// URL",
+            ));
+        }
+        let llm_mode = match e.get("PAPAYU_LLM_MODE") {
+            None => d.llm_mode,
+            Some(v) => v
+                .parse()
+                .map_err(|()| invalid("PAPAYU_LLM_MODE", v, "expected chat, fixit or fix-plan"))?,
+        };
+        let temperature = e.number(
+            "PAPAYU_LLM_TEMPERATURE",
+            d.temperature,
+            0.0,
+            2.0,
+            "a number in 0..=2",
+        )?;
+        let max_tokens = e.number(
+            "PAPAYU_LLM_MAX_TOKENS",
+            d.max_tokens,
+            1,
+            u32::MAX,
+            "a positive integer",
+        )?;
+        let timeout_secs = e.number(
+            "PAPAYU_LLM_TIMEOUT_SEC",
+            d.timeout.as_secs(),
+            1,
+            86_400,
+            "a whole number of seconds in 1..=86400",
+        )?;
+        let providers = match e.get("PAPAYU_LLM_PROVIDERS") {
+            None => Vec::new(),
+            Some(v) => {
+                let entries = ProviderEntry::parse_list(v)
+                    .map_err(|err| invalid("PAPAYU_LLM_PROVIDERS", "<json>", err.to_string()))?;
+                let mut out = Vec::with_capacity(entries.len());
+                for entry in entries {
+                    let key = match &entry.api_key_env {
+                        None => None,
+                        Some(var) => Some(e.get(var).map(str::to_owned).ok_or_else(|| {
+                            ConfigError::Missing {
+                                variable: var.clone(),
+                                message: format!(
+                                    "PAPAYU_LLM_PROVIDERS names it as the API key of {}",
+                                    entry.url
+                                ),
+                            }
+                        })?),
+                    };
+                    out.push(entry.into_config(key));
+                }
+                out
+            }
+        };
+        let aggregator = match e.get("PAPAYU_LLM_AGGREGATOR_URL") {
+            None => None,
+            Some(url) => {
+                let model =
+                    e.get("PAPAYU_LLM_AGGREGATOR_MODEL")
+                        .ok_or_else(|| ConfigError::Missing {
+                            variable: "PAPAYU_LLM_AGGREGATOR_MODEL".into(),
+                            message: "PAPAYU_LLM_AGGREGATOR_URL is set".into(),
+                        })?;
+                let mut c = ProviderConfig::new(ProviderKind::infer_from_url(url), url, model);
+                if let Some(k) = e.get("PAPAYU_LLM_AGGREGATOR_KEY") {
+                    c = c.with_api_key(k);
+                }
+                Some(c)
+            }
+        };
+        let normalize_eol_lf = match e.get("PAPAYU_NORMALIZE_EOL") {
+            None => false,
+            Some(v) => match v.to_ascii_lowercase().as_str() {
+                "lf" => true,
+                "keep" | "none" | "0" | "false" | "no" => false,
+                _ => return Err(invalid("PAPAYU_NORMALIZE_EOL", v, "expected lf")),
+            },
+        };
+        let usize_var = |name: &str, default: usize| {
+            e.number(name, default, 1, usize::MAX, "a positive integer")
+        };
+        Ok(AgentConfig {
+            provider,
+            api_url,
+            api_key: e.get("PAPAYU_LLM_API_KEY").map(str::to_owned),
+            model: e.get("PAPAYU_LLM_MODEL").map(str::to_owned),
+            llm_mode,
+            strict_json: e.bool("PAPAYU_LLM_STRICT_JSON", d.strict_json)?,
+            temperature,
+            max_tokens,
+            timeout: Duration::from_secs(timeout_secs),
+            providers,
+            aggregator,
+            protocol_version: e.version("PAPAYU_PROTOCOL_VERSION")?,
+            protocol_default: e
+                .version("PAPAYU_PROTOCOL_DEFAULT")?
+                .unwrap_or(d.protocol_default),
+            fallback_to_v1: e.bool("PAPAYU_PROTOCOL_FALLBACK_TO_V1", d.fallback_to_v1)?,
+            trace: e.bool("PAPAYU_TRACE", d.trace)?,
+            trace_raw: e.bool("PAPAYU_TRACE_RAW", d.trace_raw)?,
+            normalize_eol_lf,
+            memory_autopatch: e.bool("PAPAYU_MEMORY_AUTOPATCH", d.memory_autopatch)?,
+            context_max_files: usize_var("PAPAYU_CONTEXT_MAX_FILES", d.context_max_files)?,
+            context_max_file_chars: usize_var(
+                "PAPAYU_CONTEXT_MAX_FILE_CHARS",
+                d.context_max_file_chars,
+            )?,
+            context_max_total_chars: usize_var(
+                "PAPAYU_CONTEXT_MAX_TOTAL_CHARS",
+                d.context_max_total_chars,
+            )?,
+            context_max_log_chars: usize_var(
+                "PAPAYU_CONTEXT_MAX_LOG_CHARS",
+                d.context_max_log_chars,
+            )?,
+            stream: d.stream,
+        })
+    }
+
+    /// The protocol version a new plan starts with: `PAPAYU_PROTOCOL_VERSION`, else
+    /// `PAPAYU_PROTOCOL_DEFAULT`.
+    pub fn effective_protocol(&self) -> ProtocolVersion {
+        self.protocol_version.unwrap_or(self.protocol_default)
+    }
+
+    /// The provider kind in effect: `PAPAYU_LLM_PROVIDER`, else inferred from the URL, else
+    /// `openai-compatible`.
+    pub fn effective_provider(&self) -> ProviderKind {
+        self.provider.unwrap_or_else(|| {
+            self.api_url
+                .as_deref()
+                .map_or(ProviderKind::OpenAiCompatible, ProviderKind::infer_from_url)
+        })
+    }
+
+    /// The single-provider configuration (`PAPAYU_LLM_API_URL|KEY|MODEL|PROVIDER`, temperature,
+    /// max tokens, timeout). `PAPAYU_LLM_MODEL` is required.
+    pub fn provider_config(&self) -> Result<ProviderConfig, ConfigError> {
+        let model = self.model.clone().ok_or_else(|| ConfigError::Missing {
+            variable: "PAPAYU_LLM_MODEL".into(),
+            message: "papayu needs a model to ask".into(),
+        })?;
+        let kind = self.effective_provider();
+        let mut c = ProviderConfig::new(kind, self.api_url.clone().unwrap_or_default(), model)
+            .with_timeout(self.timeout)
+            .with_max_tokens(self.max_tokens);
+        c.temperature = self.temperature;
+        if let Some(k) = &self.api_key {
+            c = c.with_api_key(k.clone());
+        }
+        Ok(c)
+    }
+
+    /// The context limits as papayu-context's configuration (other fields default).
+    pub fn context_config(&self) -> ContextConfig {
+        ContextConfig {
+            max_files: self.context_max_files,
+            max_file_chars: self.context_max_file_chars,
+            max_total_chars: self.context_max_total_chars,
+            max_log_chars: self.context_max_log_chars,
+            ..ContextConfig::default()
+        }
+    }
+
+    /// The **effective** value of every setting, for traces and `papayu doctor`: defaults
+    /// filled in, protocol resolved, and secrets omitted (an API key appears only as
+    /// `api_key_set: true|false`).
+    pub fn config_snapshot(&self) -> BTreeMap<String, Value> {
+        let protocol = self.effective_protocol();
+        let providers: Vec<Value> = self
+            .providers
+            .iter()
+            .map(|p| json!({"kind": p.kind.as_str(), "url": p.url, "model": p.model, "api_key_set": p.api_key.is_some()}))
+            .collect();
+        let mut m = BTreeMap::new();
+        let mut put = |k: &str, v: Value| {
+            m.insert(k.to_owned(), v);
+        };
+        put("provider", json!(self.effective_provider().as_str()));
+        put(
+            "api_url",
+            json!(
+                self.api_url
+                    .clone()
+                    .unwrap_or_else(|| self.effective_provider().default_url().to_owned())
+            ),
+        );
+        put("api_key_set", json!(self.api_key.is_some()));
+        put("model", json!(self.model));
+        put("llm_mode", json!(self.llm_mode.as_str()));
+        put("strict_json", json!(self.strict_json));
+        put("temperature", json!(self.temperature));
+        put("max_tokens", json!(self.max_tokens));
+        put("timeout_sec", json!(self.timeout.as_secs()));
+        put("providers", Value::Array(providers));
+        put(
+            "aggregator",
+            self.aggregator.as_ref().map_or(
+                Value::Null,
+                |a| json!({"url": a.url, "model": a.model, "api_key_set": a.api_key.is_some()}),
+            ),
+        );
+        put("protocol_version", json!(protocol.number()));
+        put(
+            "protocol_forced",
+            json!(self.protocol_version.map(ProtocolVersion::number)),
+        );
+        put("protocol_default", json!(self.protocol_default.number()));
+        put("protocol_fallback_to_v1", json!(self.fallback_to_v1));
+        put("schema_hash", json!(schema_hash(protocol)));
+        put("trace", json!(self.trace));
+        put("trace_raw", json!(self.trace_raw));
+        put(
+            "normalize_eol",
+            json!(if self.normalize_eol_lf { "lf" } else { "keep" }),
+        );
+        put("memory_autopatch", json!(self.memory_autopatch));
+        put("context_max_files", json!(self.context_max_files));
+        put("context_max_file_chars", json!(self.context_max_file_chars));
+        put(
+            "context_max_total_chars",
+            json!(self.context_max_total_chars),
+        );
+        put("context_max_log_chars", json!(self.context_max_log_chars));
+        put("max_context_rounds", json!(crate::MAX_CONTEXT_ROUNDS));
+        put("stream", json!(self.stream));
+        m
+    }
+}

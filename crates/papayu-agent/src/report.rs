@@ -1,0 +1,181 @@
+//! `papayu report` (SPEC §10): metrics computed from the trace files.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use camino::Utf8Path;
+use papayu_protocol::ErrorCode;
+use serde::Serialize;
+
+use crate::error::AgentError;
+use crate::trace::{TraceRecord, load_traces};
+
+/// The SPEC §10 metrics over a set of traces.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// Traces considered (after the `since` filter).
+    pub trace_count: usize,
+    /// Trace files that could not be read (skipped).
+    pub unreadable_traces: usize,
+    /// The `since` window in seconds, if any.
+    pub since_secs: Option<u64>,
+    /// PLAN calls.
+    pub plan_count: usize,
+    /// APPLY calls.
+    pub apply_count: usize,
+    /// APPLY calls whose plan was written to disk.
+    pub applied_count: usize,
+    /// APPLY calls with a protocol fallback.
+    pub fallback_count: usize,
+    /// `fallback_count / apply_count` (`None` without APPLY calls).
+    pub fallback_rate: Option<f64>,
+    /// The same without `ERR_NON_UTF8_FILE` fallbacks, which are a limit of the data rather
+    /// than a failure of the newer protocol: those calls leave numerator and denominator.
+    pub fallback_rate_excluding_non_utf8: Option<f64>,
+    /// Fallbacks per reason code.
+    pub fallback_reasons: BTreeMap<String, usize>,
+    /// Calls that used the repair round.
+    pub repair_count: usize,
+    /// Calls whose repaired answer was accepted.
+    pub repair_success_count: usize,
+    /// `repair_success_count / repair_count`.
+    pub repair_success_rate: Option<f64>,
+    /// Final error code per failed call (or rolled-back apply).
+    pub error_codes: BTreeMap<String, usize>,
+    /// Every violation code over all model answers (what models get wrong).
+    pub violation_codes: BTreeMap<String, usize>,
+    /// Mean `context_total_chars` per call.
+    pub context_avg_chars: Option<f64>,
+    /// 95th percentile (nearest rank) of `context_total_chars`.
+    pub context_p95_chars: Option<usize>,
+    /// Context cache hits over hits + misses, over all calls.
+    pub cache_hit_rate: Option<f64>,
+}
+
+fn ratio(n: usize, d: usize) -> Option<f64> {
+    (d > 0).then(|| n as f64 / d as f64)
+}
+
+/// Compute the metrics over `traces`, keeping those created at or after `now_ms - since`.
+pub fn compute(traces: &[TraceRecord], since: Option<Duration>, now_ms: u64) -> Report {
+    let cutoff = since.map(|s| now_ms.saturating_sub(s.as_millis() as u64));
+    let ts: Vec<&TraceRecord> = traces
+        .iter()
+        .filter(|t| cutoff.is_none_or(|c| t.created_unix_ms >= c))
+        .collect();
+    let applies: Vec<&&TraceRecord> = ts.iter().filter(|t| t.mode == "APPLY").collect();
+    let fallbacks: Vec<&&&TraceRecord> = applies
+        .iter()
+        .filter(|t| t.protocol_fallback_attempted)
+        .collect();
+    let non_utf8 = fallbacks
+        .iter()
+        .filter(|t| t.protocol_fallback_reason == Some(ErrorCode::NonUtf8File))
+        .count();
+    let mut fallback_reasons = BTreeMap::new();
+    for t in &fallbacks {
+        if let Some(r) = t.protocol_fallback_reason {
+            *fallback_reasons.entry(r.as_str().to_owned()).or_insert(0) += 1;
+        }
+    }
+    let repair_count = ts.iter().filter(|t| t.protocol_repair_attempt > 0).count();
+    let repair_success_count = ts.iter().filter(|t| t.repair_success == Some(true)).count();
+    let mut error_codes = BTreeMap::new();
+    let mut violation_codes = BTreeMap::new();
+    for t in &ts {
+        let code = t
+            .error_code
+            .or_else(|| t.apply.as_ref().and_then(|a| a.error_code));
+        if let Some(c) = code {
+            *error_codes.entry(c.as_str().to_owned()).or_insert(0) += 1;
+        }
+        for a in &t.attempts {
+            for v in &a.violations {
+                *violation_codes
+                    .entry(v.code.as_str().to_owned())
+                    .or_insert(0) += 1;
+            }
+        }
+    }
+    let mut chars: Vec<usize> = ts
+        .iter()
+        .map(|t| t.context_stats.context_total_chars)
+        .collect();
+    chars.sort_unstable();
+    let context_avg_chars = ratio(chars.iter().sum(), chars.len());
+    let context_p95_chars = (!chars.is_empty()).then(|| {
+        let rank = (0.95 * chars.len() as f64).ceil() as usize;
+        chars[rank.clamp(1, chars.len()) - 1]
+    });
+    let hits: u64 = ts.iter().map(|t| t.cache_stats.hits).sum();
+    let misses: u64 = ts.iter().map(|t| t.cache_stats.misses).sum();
+    Report {
+        trace_count: ts.len(),
+        unreadable_traces: 0,
+        since_secs: since.map(|s| s.as_secs()),
+        plan_count: ts.iter().filter(|t| t.mode == "PLAN").count(),
+        apply_count: applies.len(),
+        applied_count: applies
+            .iter()
+            .filter(|t| t.apply.as_ref().is_some_and(|a| a.outcome == "applied"))
+            .count(),
+        fallback_count: fallbacks.len(),
+        fallback_rate: ratio(fallbacks.len(), applies.len()),
+        fallback_rate_excluding_non_utf8: ratio(
+            fallbacks.len() - non_utf8,
+            applies.len() - non_utf8,
+        ),
+        fallback_reasons,
+        repair_count,
+        repair_success_count,
+        repair_success_rate: ratio(repair_success_count, repair_count),
+        error_codes,
+        violation_codes,
+        context_avg_chars,
+        context_p95_chars,
+        cache_hit_rate: (hits + misses > 0).then(|| hits as f64 / (hits + misses) as f64),
+    }
+}
+
+/// `papayu report [--since 7d]`: read `.papa-yu/traces/` of `root` and compute the metrics.
+pub fn report(root: &Utf8Path, since: Option<Duration>, now_ms: u64) -> Result<Report, AgentError> {
+    let (traces, bad) = load_traces(root)?;
+    let records: Vec<TraceRecord> = traces.into_iter().map(|(_, t)| t).collect();
+    let mut r = compute(&records, since, now_ms);
+    r.unreadable_traces = bad.len();
+    Ok(r)
+}
+
+/// Parse a `--since` duration: a whole number followed by `s`, `m`, `h`, `d` or `w`
+/// (`7d`, `12h`, `90m`).
+pub fn parse_since(text: &str) -> Option<Duration> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit())?;
+    let (n, unit) = t.split_at(split);
+    let n: u64 = n.parse().ok()?;
+    let secs = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3_600,
+        "d" => 86_400,
+        "w" => 604_800,
+        _ => return None,
+    };
+    n.checked_mul(secs).map(Duration::from_secs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_units() {
+        assert_eq!(parse_since("7d"), Some(Duration::from_secs(7 * 86_400)));
+        assert_eq!(parse_since("12h"), Some(Duration::from_secs(43_200)));
+        assert_eq!(parse_since("90m"), Some(Duration::from_secs(5_400)));
+        assert_eq!(parse_since("2w"), Some(Duration::from_secs(1_209_600)));
+        assert_eq!(parse_since("d"), None);
+        assert_eq!(parse_since("7"), None);
+        assert_eq!(parse_since("7y"), None);
+    }
+}

@@ -1,0 +1,122 @@
+//! The saved plan (`.papa-yu/state.json`) and papayu's atomic writes of its own files.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use papayu_protocol::{ProtocolVersion, Response};
+use serde::{Deserialize, Serialize};
+
+use crate::error::AgentError;
+
+/// Where the saved plan lives, relative to the project root.
+pub const STATE_FILE: &str = ".papa-yu/state.json";
+
+/// A PLAN answer kept so that `apply` works in a later process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedPlan {
+    /// The trace of the PLAN call.
+    pub trace_id: String,
+    /// When it was saved (ms since the Unix epoch).
+    pub created_unix_ms: u64,
+    /// The user's goal (prefix stripped).
+    pub goal: String,
+    /// The protocol version of the plan call.
+    pub protocol: u8,
+    /// The prompt family.
+    pub llm_mode: String,
+    /// The accepted PLAN answer.
+    pub response: Response,
+    /// The context papayu sent during the plan (FILE blocks with their sha256 headers).
+    pub context: String,
+    /// Files whose content was sent, with the sha256 of the whole file.
+    pub sent_files: BTreeMap<String, String>,
+}
+
+impl SavedPlan {
+    /// The protocol version as the enum.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        ProtocolVersion::from_number(self.protocol).unwrap_or_default()
+    }
+
+    /// The text of the plan the APPLY request quotes: summary then steps.
+    pub fn plan_text(&self) -> String {
+        let mut s = self.response.summary.clone().unwrap_or_default();
+        for (i, step) in self.response.plan.iter().enumerate() {
+            s.push_str(&format!("\n{}. {}: {}", i + 1, step.step, step.details));
+        }
+        s
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct StateFile {
+    #[serde(default)]
+    saved_plan: Option<SavedPlan>,
+    #[serde(flatten)]
+    other: BTreeMap<String, serde_json::Value>,
+}
+
+fn state_path(root: &Utf8Path) -> Utf8PathBuf {
+    root.join(STATE_FILE)
+}
+
+fn read_state(root: &Utf8Path) -> Result<StateFile, AgentError> {
+    let path = state_path(root);
+    match fs_err::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| AgentError::State {
+            path,
+            message: format!("not a papayu state file: {e}"),
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StateFile::default()),
+        Err(e) => Err(AgentError::Io { path, source: e }),
+    }
+}
+
+/// The saved plan of the project at `root`, if any.
+pub fn load_saved_plan(root: &Utf8Path) -> Result<Option<SavedPlan>, AgentError> {
+    Ok(read_state(root)?.saved_plan)
+}
+
+/// Save (or with `None` clear) the plan, atomically; other fields of the file are kept.
+pub fn store_saved_plan(root: &Utf8Path, plan: Option<&SavedPlan>) -> Result<(), AgentError> {
+    let mut state = read_state(root)?;
+    state.saved_plan = plan.cloned();
+    let bytes = serde_json::to_vec_pretty(&state).map_err(|e| AgentError::State {
+        path: state_path(root),
+        message: e.to_string(),
+    })?;
+    write_atomic(&state_path(root), &bytes)
+}
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Write `bytes` to `path` atomically: a temporary file in the same directory, fsync, rename,
+/// fsync of the directory. Missing parent directories are created.
+pub fn write_atomic(path: &Utf8Path, bytes: &[u8]) -> Result<(), AgentError> {
+    let dir = path.parent().unwrap_or(Utf8Path::new("."));
+    fs_err::create_dir_all(dir).map_err(AgentError::io(dir))?;
+    let name = path.file_name().unwrap_or("state");
+    let tmp = dir.join(format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut f = fs_err::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        fs_err::rename(&tmp, path)?;
+        fs_err::File::open(dir)?.sync_all()
+    })();
+    if let Err(e) = result {
+        let _ = fs_err::remove_file(&tmp);
+        return Err(AgentError::Io {
+            path: path.to_owned(),
+            source: e,
+        });
+    }
+    Ok(())
+}
