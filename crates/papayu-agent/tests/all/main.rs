@@ -8,3 +8,7 @@
 //! papayu-agent integration tests: one binary, modules per feature.
 
 mod config;
+mod fallback;
+mod flow;
+mod observe;
+mod support;

@@ -1,0 +1,326 @@
+//! plan → apply, context rounds, repair, NO_CHANGES, update-without-base, deletes, chat.
+
+use papayu_agent::{AgentError, ChatTurn, Mode, no_progress};
+use papayu_llm::REPAIR_INSTRUCTION;
+use papayu_protocol::ErrorCode;
+use serde_json::json;
+
+use crate::support::*;
+
+#[tokio::test]
+async fn plan_then_apply_in_a_later_process() {
+    let project = Project::new(&[("src/lib.rs", LIB_RS.as_bytes())]);
+    let model = Model::start(&[
+        read_request("src/lib.rs"),
+        plan_answer("Diagnosis: answer returns 41.\n1) return 42\nCheck: cargo test"),
+        patch_answer(&sha(LIB_RS.as_bytes())),
+    ])
+    .await;
+    let mut agent = project.agent(&model, &[("PAPAYU_TRACE", "1")]);
+    let plan = agent
+        .plan("make answer() return 42", &no_progress)
+        .await
+        .unwrap();
+    assert_eq!(plan.context_rounds, 1);
+    assert!(plan.summary.as_deref().unwrap().starts_with("Diagnosis"));
+    assert!(!plan.repaired);
+    drop(agent);
+    assert!(project.root().join(".papa-yu/state.json").is_file());
+
+    // A later process: a fresh agent finds the saved plan.
+    let mut agent = project.agent(&model, &[("PAPAYU_TRACE", "1")]);
+    let saved = agent.saved_plan().unwrap().unwrap();
+    assert_eq!(
+        saved.sent_files.get("src/lib.rs").unwrap(),
+        &sha(LIB_RS.as_bytes())
+    );
+    let preview = agent.prepare_apply(None, &no_progress).await.unwrap();
+    assert_eq!(project.read("src/lib.rs"), LIB_RS, "preview writes nothing");
+    assert_eq!(preview.actions.len(), 1);
+    assert_eq!(preview.preview.summary.patch, 1);
+    assert!(preview.preview.files[0].diff.contains("+    42"));
+    let out = agent.apply(&preview, None, false, &no_progress).unwrap();
+    assert!(out.applied);
+    assert_eq!(project.read("src/lib.rs"), LIB_RS_42);
+    assert!(
+        agent.saved_plan().unwrap().is_none(),
+        "an applied plan is cleared"
+    );
+
+    // The APPLY request re-sent the plan and its context, with the FILE header.
+    let reqs = model.requests().await;
+    assert_eq!(reqs.len(), 3);
+    let apply_msgs = messages(&reqs[2]);
+    assert!(apply_msgs[0].1.contains("CURRENT MODE: APPLY"));
+    assert!(apply_msgs[0].1.contains("LLM_PLAN_SCHEMA_VERSION=2"));
+    assert!(apply_msgs[1].1.contains("THE APPROVED PLAN"));
+    assert!(apply_msgs[1].1.contains(&format!(
+        "FILE[src/lib.rs] (sha256={})",
+        sha(LIB_RS.as_bytes())
+    )));
+
+    let traces = project.traces();
+    assert_eq!(traces.len(), 2);
+    assert_eq!(traces[0].mode, "PLAN");
+    assert_eq!(traces[1].mode, "APPLY");
+    assert_eq!(traces[1].apply.as_ref().unwrap().outcome, "applied");
+    assert_eq!(
+        traces[1].apply.as_ref().unwrap().files_after["src/lib.rs"].as_deref(),
+        Some(sha(LIB_RS_42.as_bytes()).as_str())
+    );
+    // Undo goes through papayu-patch.
+    agent.undo(false).unwrap();
+    assert_eq!(project.read("src/lib.rs"), LIB_RS);
+    assert_eq!(agent.history().unwrap().redo.len(), 1);
+}
+
+#[tokio::test]
+async fn context_rounds_stop_at_two() {
+    let project = Project::new(&[("a.txt", b"a\n"), ("b.txt", b"b\n"), ("c.txt", b"c\n")]);
+    let model = Model::start(&[
+        read_request("a.txt"),
+        read_request("b.txt"),
+        read_request("c.txt"),
+    ])
+    .await;
+    let mut agent = project.agent(&model, &[]);
+    let plan = agent.plan("look around", &no_progress).await.unwrap();
+    assert_eq!(plan.context_rounds, 2);
+    assert_eq!(
+        plan.unanswered_context_requests.len(),
+        1,
+        "the third request is not fulfilled"
+    );
+    let reqs = model.requests().await;
+    assert_eq!(reqs.len(), 3);
+    let last = messages(&reqs[2]);
+    assert!(last.last().unwrap().1.contains("last context round"));
+    assert!(last.last().unwrap().1.contains("FILE[b.txt]"));
+    assert!(!last.iter().any(|(_, c)| c.contains("FILE[c.txt]")));
+}
+
+#[tokio::test]
+async fn repair_success() {
+    let project = Project::new(&[]);
+    let model = Model::start(&[json!("Sure! {not json"), plan_answer("1) add README")]).await;
+    let mut agent = project.agent(&model, &[("PAPAYU_TRACE", "1")]);
+    let plan = agent.plan("add a README", &no_progress).await.unwrap();
+    assert!(plan.repaired);
+    let reqs = model.requests().await;
+    assert_eq!(reqs.len(), 2);
+    let repair = messages(&reqs[1]);
+    assert_eq!(
+        repair[repair.len() - 2],
+        ("assistant".into(), "Sure! {not json".into())
+    );
+    assert!(repair.last().unwrap().1.starts_with(REPAIR_INSTRUCTION));
+    assert!(repair.last().unwrap().1.contains("ERR_JSON_PARSE"));
+    let t = &project.traces()[0];
+    assert_eq!(
+        (t.protocol_repair_attempt, t.repair_success),
+        (1, Some(true))
+    );
+}
+
+#[tokio::test]
+async fn repair_failure_leaves_the_project_alone() {
+    let project = Project::new(&[("keep.txt", b"keep\n")]);
+    let bad = json!({"actions": [{"kind": "CREATE_FILE", "path": "../escape.txt", "content": "x"}], "summary": "s"});
+    let model = Model::start(&[bad.clone(), bad]).await;
+    let mut agent = project.agent(&model, &[("PAPAYU_TRACE", "1")]);
+    let err = agent
+        .prepare_apply(Some("create escape"), &no_progress)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidPath);
+    assert!(matches!(err, AgentError::Rejected { ref stage, .. } if stage == "validate"));
+    assert_eq!(
+        model.requests().await.len(),
+        2,
+        "one repair, then the error stands"
+    );
+    assert!(
+        !project
+            .dir
+            .path()
+            .parent()
+            .unwrap()
+            .join("escape.txt")
+            .exists()
+    );
+    let t = &project.traces()[0];
+    assert_eq!(t.event, "LLM_PLAN_ERR");
+    assert_eq!(t.error_code, Some(ErrorCode::InvalidPath));
+    assert_eq!(t.repair_success, Some(false));
+    assert_eq!(t.apply.as_ref().unwrap().outcome, "rejected");
+}
+
+#[tokio::test]
+async fn no_changes() {
+    let project = Project::new(&[]);
+    let model =
+        Model::start(&[json!({"actions": [], "summary": "NO_CHANGES: already done"})]).await;
+    let mut agent = project.agent(&model, &[]);
+    let preview = agent
+        .prepare_apply(Some("create nothing"), &no_progress)
+        .await
+        .unwrap();
+    assert!(preview.no_changes);
+    assert!(preview.actions.is_empty());
+    let out = agent.apply(&preview, None, false, &no_progress).unwrap();
+    assert!(!out.applied && out.no_changes);
+}
+
+#[tokio::test]
+async fn empty_apply_without_marker_is_rejected() {
+    let project = Project::new(&[]);
+    let empty = json!({"actions": [], "summary": "nothing"});
+    let model = Model::start(&[empty.clone(), empty]).await;
+    let mut agent = project.agent(&model, &[]);
+    let err = agent
+        .prepare_apply(Some("create x"), &no_progress)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::ApplyEmptyActions);
+}
+
+#[tokio::test]
+async fn update_without_base() {
+    let project = Project::new(&[("src/lib.rs", LIB_RS.as_bytes())]);
+    let ans = patch_answer(&sha(LIB_RS.as_bytes()));
+    let model = Model::start(&[ans.clone(), ans]).await;
+    let mut agent = project.agent(&model, &[]);
+    // A direct APPLY: the file was never sent, so the edit has no base.
+    let err = agent
+        .prepare_apply(Some("create the change"), &no_progress)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::UpdateWithoutBase);
+    assert_eq!(project.read("src/lib.rs"), LIB_RS);
+}
+
+#[tokio::test]
+async fn base_sha256_injected_on_mismatch() {
+    let project = Project::new(&[("src/lib.rs", LIB_RS.as_bytes())]);
+    let wrong = "0".repeat(64);
+    let good = sha(LIB_RS.as_bytes());
+    let model = Model::start(&[
+        read_request("src/lib.rs"),
+        plan_answer("1) 41 -> 42"),
+        patch_answer(&wrong),
+        patch_answer(&good),
+    ])
+    .await;
+    let mut agent = project.agent(&model, &[("PAPAYU_TRACE", "1")]);
+    agent.plan("make it 42", &no_progress).await.unwrap();
+    let preview = agent.prepare_apply(None, &no_progress).await.unwrap();
+    assert!(preview.repaired);
+    assert!(
+        preview.fallback.is_none(),
+        "a base mismatch is repaired, not a fallback"
+    );
+    let reqs = model.requests().await;
+    let repair = messages(&reqs[3]);
+    let last = &repair.last().unwrap().1;
+    assert!(last.contains("ERR_BASE_MISMATCH"), "{last}");
+    assert!(
+        last.contains(&format!(
+            "The correct base_sha256 of `src/lib.rs` (from its FILE header) is {good}"
+        )),
+        "{last}"
+    );
+    agent.apply(&preview, None, false, &no_progress).unwrap();
+    assert_eq!(project.read("src/lib.rs"), LIB_RS_42);
+    let t = project
+        .traces()
+        .into_iter()
+        .find(|t| t.mode == "APPLY")
+        .unwrap();
+    assert_eq!(t.repair_injected_paths, vec!["src/lib.rs".to_owned()]);
+    assert_eq!(t.attempts[0].stage.as_deref(), Some("preview"));
+}
+
+#[tokio::test]
+async fn deletes_need_confirmation_and_selection_works() {
+    let project = Project::new(&[("old.txt", b"old\n")]);
+    let ans = json!({"actions": [
+        {"kind": "CREATE_FILE", "path": "new.txt", "content": "new\n"},
+        {"kind": "DELETE_FILE", "path": "old.txt"}
+    ], "summary": "replace old with new"});
+    let model = Model::start(&[ans.clone(), ans]).await;
+    let mut agent = project.agent(&model, &[]);
+    let preview = agent
+        .prepare_apply(Some("create new.txt, drop old"), &no_progress)
+        .await
+        .unwrap();
+    assert_eq!(preview.deletes, vec!["old.txt".to_owned()]);
+    let err = agent
+        .apply(&preview, None, false, &no_progress)
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Cancelled);
+    assert!(project.root().join("old.txt").exists() && !project.root().join("new.txt").exists());
+    // Only the CREATE: no confirmation needed.
+    let out = agent
+        .apply(&preview, Some(&[0]), false, &no_progress)
+        .unwrap();
+    assert_eq!(out.selected, vec![0]);
+    assert!(project.root().join("old.txt").exists() && project.root().join("new.txt").exists());
+    assert_eq!(
+        agent
+            .apply(&preview, Some(&[7]), true, &no_progress)
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidConfig
+    );
+
+    let mut agent = project.agent(&model, &[]);
+    std::fs::remove_file(project.root().join("new.txt")).unwrap();
+    let preview = agent
+        .prepare_apply(Some("create new.txt, drop old"), &no_progress)
+        .await
+        .unwrap();
+    agent.apply(&preview, None, true, &no_progress).unwrap();
+    assert!(!project.root().join("old.txt").exists());
+}
+
+#[tokio::test]
+async fn chat_plan_then_ok_applies_the_saved_plan() {
+    let project = Project::new(&[]);
+    let model = Model::start(&[
+        plan_answer("1) create hello.txt"),
+        json!({"actions": [{"kind": "CREATE_FILE", "path": "hello.txt", "content": "hi\n"}], "summary": "created"}),
+    ])
+    .await;
+    let mut agent = project.agent(&model, &[]);
+    let turn = agent
+        .handle_message("plan: add hello.txt", &no_progress)
+        .await
+        .unwrap();
+    let ChatTurn::Plan { decision, .. } = turn else {
+        panic!("expected a plan")
+    };
+    assert_eq!(
+        (decision.mode, decision.text.as_str()),
+        (Mode::Plan, "add hello.txt")
+    );
+    let turn = agent.handle_message("да", &no_progress).await.unwrap();
+    let ChatTurn::Preview { decision, preview } = turn else {
+        panic!("expected a preview")
+    };
+    assert!(decision.apply_saved_plan);
+    assert_eq!(preview.goal, "add hello.txt");
+    agent.apply(&preview, None, false, &no_progress).unwrap();
+    assert_eq!(project.read("hello.txt"), "hi\n");
+    // No saved plan any more: "ok" is an ordinary PLAN message now.
+    assert_eq!(agent.resolve("ok").unwrap().mode, Mode::Plan);
+}
+
+#[tokio::test]
+async fn apply_without_saved_plan() {
+    let project = Project::new(&[]);
+    let model = Model::start(&[]).await;
+    let mut agent = project.agent(&model, &[]);
+    let err = agent.prepare_apply(None, &no_progress).await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::NoSavedPlan);
+    assert!(model.requests().await.is_empty());
+}
