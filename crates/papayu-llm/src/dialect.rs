@@ -3,6 +3,8 @@
 use papayu_protocol::schema::{
     SchemaVariant, openai_json_schema_wrapper, schema_value, strip_meta,
 };
+use std::sync::OnceLock;
+
 use serde_json::{Map, Value, json};
 
 use crate::capability::ResponseFormat;
@@ -34,8 +36,21 @@ fn float(x: f32) -> Value {
     json!((f64::from(x) * 1000.0).round() / 1000.0)
 }
 
+/// The provider-strict schema of a version without annotations, built once per process
+/// (parsing the embedded text on every request would cost more than the rest of the body).
 fn strict_schema(p: &BodyParams<'_>) -> Value {
-    strip_meta(schema_value(p.protocol, SchemaVariant::Strict))
+    static CACHE: [OnceLock<Value>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    CACHE[usize::from(p.protocol.number().saturating_sub(1)).min(2)]
+        .get_or_init(|| strip_meta(schema_value(p.protocol, SchemaVariant::Strict)))
+        .clone()
+}
+
+/// `response_format.json_schema` for OpenAI strict mode, built once per process.
+fn openai_wrapper(p: &BodyParams<'_>) -> Value {
+    static CACHE: [OnceLock<Value>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    CACHE[usize::from(p.protocol.number().saturating_sub(1)).min(2)]
+        .get_or_init(|| openai_json_schema_wrapper(p.protocol))
+        .clone()
 }
 
 /// Rewrite `{"type": [T, "null"], ...}` as `{"anyOf": [{"type": T, ...}, {"type": "null"}]}`.
@@ -105,7 +120,7 @@ fn openai_body(config: &ProviderConfig, p: &BodyParams<'_>) -> Value {
         ResponseFormat::JsonSchema => {
             body.insert(
                 "response_format".into(),
-                json!({ "type": "json_schema", "json_schema": openai_json_schema_wrapper(p.protocol) }),
+                json!({ "type": "json_schema", "json_schema": openai_wrapper(p) }),
             );
         }
         ResponseFormat::JsonObjectWithSchema => {

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex::{Regex, RegexBuilder};
 
 /// One family of secrets papayu recognises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -69,7 +69,8 @@ impl SecretFamily {
     const fn pattern(self) -> &'static str {
         match self {
             Self::PemPrivateKey => {
-                r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[A-Za-z0-9+/=\s:,.()-]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)"
+                // A whole block, or (cut off by truncation) the header and the base64 after it.
+                r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[A-Za-z0-9+/=\s:,.()-]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[A-Za-z0-9+/=\r\n]*)"
             }
             Self::Anthropic => r"\bsk-ant-[A-Za-z0-9]+-[A-Za-z0-9_-]{20,}",
             Self::OpenAiProject => r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}",
@@ -87,7 +88,6 @@ impl SecretFamily {
 }
 
 struct Redactor {
-    set: RegexSet,
     each: Vec<(SecretFamily, Regex)>,
 }
 
@@ -98,25 +98,23 @@ fn build(pattern: &str) -> Option<Regex> {
 fn redactor() -> &'static Redactor {
     static REDACTOR: OnceLock<Redactor> = OnceLock::new();
     REDACTOR.get_or_init(|| {
-        let patterns: Vec<&str> = SecretFamily::ALL.iter().map(|f| f.pattern()).collect();
-        // The patterns are constants covered by the corpus test; a failure to compile would
-        // show there, and an empty set keeps this path free of panics.
-        let set = RegexSetBuilder::new(&patterns)
-            .unicode(false)
-            .build()
-            .unwrap_or_else(|_| RegexSet::empty());
+        // One regex per family rather than a RegexSet: each pattern starts with a literal
+        // (`sk-`, `ghp_`, `AKIA`, …) that the regex engine's prefilter finds with memchr, which
+        // scans 100 KB of clean text several times faster than the set's combined automaton.
+        // The patterns are constants covered by the corpus test; one that failed to compile
+        // would show there.
         let each = SecretFamily::ALL
             .iter()
             .filter_map(|&f| build(f.pattern()).map(|r| (f, r)))
             .collect();
-        Redactor { set, each }
+        Redactor { each }
     })
 }
 
 /// Replace every known secret in `text` by `[REDACTED:<family>]`.
 ///
 /// Returns the input unchanged (borrowed, no allocation) when it holds no secret, which is
-/// the common case and costs one scan of the text.
+/// the common case, found by the literal prefilters of the patterns.
 ///
 /// ```
 /// let line = "Authorization: Bearer sk-proj-abcdefghijklmnopqrstuvwx1234";
@@ -125,13 +123,9 @@ fn redactor() -> &'static Redactor {
 /// ```
 pub fn redact(text: &str) -> Cow<'_, str> {
     let r = redactor();
-    let hits = r.set.matches(text);
-    if !hits.matched_any() {
-        return Cow::Borrowed(text);
-    }
     let mut out = Cow::Borrowed(text);
-    for (i, (family, regex)) in r.each.iter().enumerate() {
-        if !hits.matched(i) {
+    for (family, regex) in &r.each {
+        if !regex.is_match(&out) {
             continue;
         }
         let replaced = if *family == SecretFamily::Bearer {
@@ -155,19 +149,16 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 
 /// The families of secrets found in `text` (for reports and tests).
 pub fn find_secrets(text: &str) -> Vec<SecretFamily> {
-    let r = redactor();
-    let hits = r.set.matches(text);
-    r.each
+    redactor()
+        .each
         .iter()
-        .enumerate()
-        .filter(|(i, (family, regex))| {
-            hits.matched(*i)
-                && (*family != SecretFamily::Bearer
-                    || regex
-                        .captures_iter(text)
-                        .any(|c| bearer_token_is_secret(&c[2])))
+        .filter(|(family, regex)| match family {
+            SecretFamily::Bearer => regex
+                .captures_iter(text)
+                .any(|c| bearer_token_is_secret(&c[2])),
+            _ => regex.is_match(text),
         })
-        .map(|(_, (family, _))| *family)
+        .map(|(family, _)| *family)
         .collect()
 }
 

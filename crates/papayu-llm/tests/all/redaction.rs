@@ -242,6 +242,18 @@ fn clean_text_is_borrowed_and_non_ascii_is_left_alone() {
 }
 
 #[test]
+fn truncated_private_key_inside_json_is_redacted_up_to_the_cut() {
+    let text = format!(
+        "{{\"path\":\"id_rsa\",\"content\":\"-----BEGIN RSA PRIVATE KEY-----\n{}\"}}",
+        rep("MIIEowIBAAKCAQEA", 4)
+    );
+    assert_eq!(
+        redact(&text),
+        "{\"path\":\"id_rsa\",\"content\":\"[REDACTED:private_key]\"}"
+    );
+}
+
+#[test]
 fn several_secrets_in_one_text() {
     let text = format!(
         "OPENAI=sk-{} GH=ghp_{} AWS=AKIA{}",
