@@ -28,10 +28,44 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Ask the model for a plan for GOAL (nothing is written; the plan is saved).
+    Plan(cmd::plan::Args),
+    /// Apply the saved plan: preview, confirm, apply all-or-nothing.
+    Apply(cmd::apply::Args),
+    /// Plan and apply GOAL in one go (preview and confirmation unless --yes).
+    Run(cmd::run_goal::Args),
+    /// Interactive: plan → "ok" → preview → confirm → apply; undo.
+    Chat(cmd::chat::Args),
+    /// Inspect traces (.papa-yu/traces, written with PAPAYU_TRACE=1).
+    Trace(cmd::trace::Args),
+    /// Metrics from the traces: fallback and repair rates, error codes, context, cache.
+    Report(cmd::report::Args),
+    /// Show or change the engineering memory (preferences).
+    Memory(cmd::memory::Args),
+    /// Check the configuration and the providers (reachability, structured output, latency).
+    Doctor(cmd::doctor::Args),
+    /// Send one prompt; print the raw and the parsed answer.
+    Ask(cmd::ask::Args),
+    /// Print the context block papayu would send for requests or an error text.
+    Context(cmd::context::Args),
     /// Validate a plan (a model answer) against every rule and list all problems.
     Validate(cmd::validate::Args),
     /// Print the JSON schema of a protocol version.
     Schema(cmd::schema::Args),
+    /// Show what a plan would change (unified diffs, counts, errors), writing nothing.
+    Preview(cmd::preview::Args),
+    /// Apply a plan transactionally (validate, preview, confirm, write, check, commit).
+    ApplyPlan(cmd::apply_plan::Args),
+    /// Undo the last transaction.
+    Undo(cmd::undo::Args),
+    /// Redo the last undone transaction.
+    Redo(cmd::redo::Args),
+    /// List the undo and redo stacks.
+    History(cmd::history::Args),
+    /// Roll back a transaction a crash left unfinished.
+    Recover(cmd::recover::Args),
+    /// Apply one unified diff to one file (or a JSONL batch), reporting the tier per hunk.
+    ApplyPatch(cmd::apply_patch::Args),
 }
 
 fn main() -> ExitCode {
@@ -49,8 +83,25 @@ fn main() -> ExitCode {
     };
     global::init_tracing(&cli.global);
     let result = match &cli.command {
+        Command::Plan(args) => cmd::plan::run(args, &cli.global),
+        Command::Apply(args) => cmd::apply::run(args, &cli.global),
+        Command::Run(args) => cmd::run_goal::run(args, &cli.global),
+        Command::Chat(args) => cmd::chat::run(args, &cli.global),
+        Command::Trace(args) => cmd::trace::run(args, &cli.global),
+        Command::Report(args) => cmd::report::run(args, &cli.global),
+        Command::Memory(args) => cmd::memory::run(args, &cli.global),
+        Command::Doctor(args) => cmd::doctor::run(args, &cli.global),
+        Command::Ask(args) => cmd::ask::run(args, &cli.global),
+        Command::Context(args) => cmd::context::run(args, &cli.global),
         Command::Validate(args) => cmd::validate::run(args, &cli.global),
         Command::Schema(args) => cmd::schema::run(args, &cli.global),
+        Command::Preview(args) => cmd::preview::run(args, &cli.global),
+        Command::ApplyPlan(args) => cmd::apply_plan::run(args, &cli.global),
+        Command::Undo(args) => cmd::undo::run(args, &cli.global),
+        Command::Redo(args) => cmd::redo::run(args, &cli.global),
+        Command::History(args) => cmd::history::run(args, &cli.global),
+        Command::Recover(args) => cmd::recover::run(args, &cli.global),
+        Command::ApplyPatch(args) => cmd::apply_patch::run(args, &cli.global),
     };
     exit::finish(result, &cli.global)
 }

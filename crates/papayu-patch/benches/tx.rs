@@ -1,2 +1,152 @@
-//! Placeholder replaced below.
-fn main() {}
+//! A 200-file, 5 MB transaction against a plain non-durable write loop of the same files.
+//!
+//! `cargo bench -p papayu-patch --bench tx` prints one JSON object per line:
+//! `{"bench":..,"metric":..,"value":..,"unit":..}`. Each measurement runs in a fresh child
+//! process (this binary re-executed) so peak RSS (`VmHWM`) belongs to that measurement alone.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods
+)]
+#![allow(missing_docs)]
+
+use std::time::Instant;
+
+use papayu_patch::Project;
+use papayu_protocol::{Action, ActionKind, ProtocolVersion};
+use papayu_validate::{RelPath, ValidatedAction, ValidatedPlan};
+
+const FILES: usize = 200;
+const PAYLOAD: usize = 5_000_000;
+
+fn status_kb(field: &str) -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    s.lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+fn contents() -> Vec<(String, String)> {
+    let per = PAYLOAD / FILES;
+    (0..FILES)
+        .map(|i| {
+            let line = format!("// file {i}: some generated source text for the benchmark\n");
+            let mut s = line.repeat(per / line.len() + 1);
+            s.truncate(per - 1);
+            s.push('\n');
+            (format!("src/mod{}/file{i}.rs", i % 10), s)
+        })
+        .collect()
+}
+
+fn emit(bench: &str, metric: &str, value: f64, unit: &str) {
+    println!(
+        "{}",
+        serde_json::json!({"bench": bench, "metric": metric, "value": value, "unit": unit})
+    );
+}
+
+fn child(mode: &str) {
+    let files = contents();
+    let dir = tempfile::tempdir_in(
+        std::env::var_os("PAPAYU_BENCH_DIR").unwrap_or_else(|| std::env::temp_dir().into()),
+    )
+    .unwrap();
+    let rss_before = status_kb("VmRSS:");
+    let started = Instant::now();
+    match mode {
+        "plain" => {
+            for (p, c) in &files {
+                let full = dir.path().join(p);
+                std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+                std::fs::write(full, c).unwrap();
+            }
+        }
+        _ => {
+            let actions = files
+                .into_iter()
+                .enumerate()
+                .map(|(index, (p, c))| {
+                    let mut action = Action::new(ActionKind::CreateFile, p.clone());
+                    action.content = Some(c);
+                    ValidatedAction {
+                        index,
+                        path: RelPath::parse(&p).unwrap(),
+                        action,
+                    }
+                })
+                .collect();
+            let plan = ValidatedPlan {
+                version: ProtocolVersion::V2,
+                actions,
+            };
+            let project = Project::open(dir.path()).unwrap();
+            project.transaction(&plan).apply().unwrap();
+        }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    println!("{secs} {rss_before} {}", status_kb("VmHWM:"));
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--child") {
+        child(&args[i + 1]);
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let runs: usize = std::env::var("PAPAYU_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    let mut results = std::collections::BTreeMap::<&str, Vec<(f64, f64, f64)>>::new();
+    for _ in 0..runs {
+        for mode in ["plain", "tx"] {
+            let out = std::process::Command::new(&exe)
+                .args(["--child", mode])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let text = String::from_utf8_lossy(&out.stdout);
+            let v: Vec<f64> = text
+                .split_whitespace()
+                .map(|x| x.parse().unwrap())
+                .collect();
+            results.entry(mode).or_default().push((v[0], v[1], v[2]));
+        }
+    }
+    let median = |mut xs: Vec<f64>| {
+        xs.sort_by(f64::total_cmp);
+        xs[xs.len() / 2]
+    };
+    let bench = "tx_200_files_5mb";
+    let mut wall = std::collections::BTreeMap::new();
+    for (mode, rs) in &results {
+        let w = median(rs.iter().map(|r| r.0).collect());
+        let hwm = median(rs.iter().map(|r| r.2).collect());
+        let base = median(rs.iter().map(|r| r.1).collect());
+        wall.insert(*mode, w);
+        emit(bench, &format!("{mode}_wall_median"), w * 1000.0, "ms");
+        emit(bench, &format!("{mode}_peak_rss"), hwm / 1024.0, "MiB");
+        emit(
+            bench,
+            &format!("{mode}_peak_rss_over_payload_input"),
+            (hwm - base) * 1024.0 / PAYLOAD as f64,
+            "x_payload",
+        );
+    }
+    emit(bench, "payload", PAYLOAD as f64 / 1e6, "MB");
+    emit(
+        bench,
+        "tx_over_plain_wall",
+        wall["tx"] / wall["plain"],
+        "ratio",
+    );
+}

@@ -237,6 +237,19 @@ impl Root {
         bytes: &[u8],
         mode: Option<u32>,
     ) -> FsResult<()> {
+        self.write_atomic_with(rel, tmp, bytes, mode, true)
+    }
+
+    /// [`Root::write_atomic`]; with `sync_dir == false` the caller fsyncs the directory itself
+    /// later (once per directory, before its commit point).
+    pub(crate) fn write_atomic_with(
+        &self,
+        rel: &str,
+        tmp: &str,
+        bytes: &[u8],
+        mode: Option<u32>,
+        sync_dir: bool,
+    ) -> FsResult<()> {
         let (parent, name) = split_parent(rel);
         let dir = self.open_dir(parent)?;
         match node_at(&dir, name, rel)? {
@@ -273,7 +286,11 @@ impl Root {
             self.fsync(&fd, rel)?;
             drop(fd);
             self.rename(&dir, tmp, name, rel)?;
-            self.fsync(&dir, parent_display(parent))
+            if sync_dir {
+                self.fsync(&dir, parent_display(parent))
+            } else {
+                Ok(())
+            }
         })();
         if result.is_err() {
             let _ = rustix::fs::unlinkat(&dir, tmp, AtFlags::empty());

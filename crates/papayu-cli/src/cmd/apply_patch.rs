@@ -1,0 +1,137 @@
+//! `papayu apply-patch <file> <patch> [-o OUT]` and `--batch <manifest.jsonl>`.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Result;
+use papayu_patch::engine::apply_patch_to_text;
+use serde_json::json;
+
+use crate::exit::{Exit, UsageError, read_input};
+use crate::global::Global;
+
+/// Apply one unified diff to one file (outside any project transaction), reporting the tier per hunk.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The file to patch.
+    #[arg(required_unless_present = "batch")]
+    pub file: Option<PathBuf>,
+    /// The unified diff.
+    #[arg(required_unless_present = "batch")]
+    pub patch: Option<PathBuf>,
+    /// Write the result here instead of over FILE.
+    #[arg(short = 'o', long, value_name = "OUT")]
+    pub out: Option<PathBuf>,
+    /// Apply every line `{"file":…,"patch":…,"out":…}` of a JSONL manifest in one process.
+    #[arg(long, value_name = "MANIFEST", conflicts_with_all = ["file", "patch", "out"])]
+    pub batch: Option<PathBuf>,
+}
+
+struct One {
+    ok: bool,
+    value: serde_json::Value,
+}
+
+fn apply_one(file: &Path, patch: &Path, out: Option<&Path>) -> Result<One> {
+    let text = fs_err::read(file).map_err(|e| UsageError(e.to_string()))?;
+    let patch_text = read_input(patch)?;
+    let Ok(text) = String::from_utf8(text) else {
+        return Ok(One {
+            ok: false,
+            value: json!({"file": file, "ok": false, "code": "ERR_NON_UTF8_FILE", "error": "the file is not UTF-8"}),
+        });
+    };
+    match apply_patch_to_text(&text, &patch_text) {
+        Ok(p) => {
+            let target = out.unwrap_or(file);
+            fs_err::write(target, p.text.as_bytes()).map_err(|e| UsageError(e.to_string()))?;
+            let hunks: Vec<_> = p
+                .hunks
+                .iter()
+                .map(|h| json!({"index": h.index, "header": h.header, "tier": h.tier.as_str(), "old_start": h.old_start}))
+                .collect();
+            Ok(One {
+                ok: true,
+                value: json!({"file": file, "out": target, "ok": true, "hunks": hunks}),
+            })
+        }
+        Err(e) => Ok(One {
+            ok: false,
+            value: json!({"file": file, "ok": false, "code": e.code(), "error": e.to_string()}),
+        }),
+    }
+}
+
+/// Exit 0 applied, 4 rejected (any line, in batch mode), 2 unreadable input.
+pub fn run(args: &Args, global: &Global) -> Result<Exit> {
+    if let Some(manifest) = &args.batch {
+        let started = Instant::now();
+        let text = read_input(manifest)?;
+        let base = manifest.parent().unwrap_or(Path::new("."));
+        let (mut applied, mut rejected) = (0usize, 0usize);
+        let mut results = Vec::new();
+        for (n, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let v: serde_json::Value = serde_json::from_str(line)
+                .map_err(|e| UsageError(format!("{}:{}: {e}", manifest.display(), n + 1)))?;
+            let get = |k: &str| v.get(k).and_then(|x| x.as_str()).map(|s| base.join(s));
+            let (Some(file), Some(patch)) = (get("file"), get("patch")) else {
+                return Err(UsageError(format!(
+                    "{}:{}: needs \"file\" and \"patch\"",
+                    manifest.display(),
+                    n + 1
+                ))
+                .into());
+            };
+            let one = apply_one(&file, &patch, get("out").as_deref())?;
+            if one.ok {
+                applied += 1;
+            } else {
+                rejected += 1;
+            }
+            results.push(one.value);
+        }
+        let secs = started.elapsed().as_secs_f64();
+        let doc = json!({
+            "ok": rejected == 0, "total": applied + rejected, "applied": applied, "rejected": rejected,
+            "seconds": secs, "patches_per_second": if secs > 0.0 { (applied + rejected) as f64 / secs } else { 0.0 },
+            "results": results,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+        return Ok(if rejected == 0 {
+            Exit::Ok
+        } else {
+            Exit::RolledBack
+        });
+    }
+    let (Some(file), Some(patch)) = (&args.file, &args.patch) else {
+        return Err(UsageError("give FILE and PATCH, or --batch MANIFEST".into()).into());
+    };
+    let one = apply_one(file, patch, args.out.as_deref())?;
+    if global.json {
+        println!("{}", serde_json::to_string_pretty(&one.value)?);
+    } else if one.ok {
+        for h in one.value["hunks"].as_array().into_iter().flatten() {
+            println!(
+                "hunk {}: {} at line {} ({})",
+                h["index"].as_u64().unwrap_or(0) + 1,
+                h["tier"].as_str().unwrap_or(""),
+                h["old_start"],
+                h["header"].as_str().unwrap_or("")
+            );
+        }
+        println!(
+            "applied to {}",
+            one.value["out"].as_str().unwrap_or_default()
+        );
+    } else {
+        eprintln!(
+            "papayu: rejected: {}",
+            one.value["error"].as_str().unwrap_or_default()
+        );
+    }
+    Ok(if one.ok { Exit::Ok } else { Exit::RolledBack })
+}

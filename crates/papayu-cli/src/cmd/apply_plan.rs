@@ -1,0 +1,264 @@
+//! `papayu apply-plan <plan.json> [--yes] [--check CMD]... [--no-check]`, and the helpers the
+//! other transaction commands share (loading a plan, printing a preview, exit codes).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Result;
+use papayu_patch::{ApplyOptions, Checks, PatchError, Preview, Project};
+use papayu_validate::{Context, RelPath, ValidatedPlan, check_text};
+use serde_json::json;
+
+use crate::exit::{Exit, read_input};
+use crate::global::Global;
+
+/// Apply a plan (a model answer) transactionally: validate, preview, confirm, apply, check.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The plan: a model answer (JSON, possibly in prose or a ```json fence); `-` for stdin.
+    pub plan: PathBuf,
+    /// Apply without asking for confirmation.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// A check command to run before committing (repeatable; default: detected from the project).
+    #[arg(long = "check", value_name = "CMD")]
+    pub check: Vec<String>,
+    /// Run no check commands.
+    #[arg(long, conflicts_with = "check")]
+    pub no_check: bool,
+    /// Timeout of each check command, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 120)]
+    pub check_timeout: u64,
+}
+
+/// Outcome of loading a plan file: either the validated plan or the exit to take.
+pub enum Loaded {
+    /// Ready for the engine.
+    Plan(ValidatedPlan),
+    /// Rejected by validation (already reported).
+    Rejected(Exit),
+}
+
+/// The project root (`--project` or the current directory), opened (which runs recovery).
+pub fn open_project(global: &Global) -> Result<Project> {
+    let root = global.project_root()?;
+    match Project::open(&root) {
+        Ok(p) => Ok(p),
+        Err(e) => {
+            Err(anyhow::Error::new(e).context(format!("cannot open project {}", root.display())))
+        }
+    }
+}
+
+/// Parse and validate a plan file with the effective protocol version; report a rejection.
+pub fn load_plan(path: &Path, global: &Global) -> Result<Loaded> {
+    let version = global.protocol_version()?;
+    let text = read_input(path)?;
+    let root = global.project_root()?;
+    let policy = crate::cmd::validate::load_policy(None, Some(&root))?;
+    let exists = |p: &RelPath| root.join(p.as_str()).is_file();
+    let ctx = Context::new(version).with_exists(&exists);
+    let report = check_text(&text, &ctx, &policy);
+    match report.into_plan() {
+        Ok(plan) => Ok(Loaded::Plan(plan)),
+        Err(violations) => {
+            if global.json {
+                let doc = json!({"ok": false, "stage": "validate", "protocol": version.number(), "violations": violations});
+                println!("{}", serde_json::to_string_pretty(&doc)?);
+            } else {
+                eprintln!(
+                    "{}: rejected by validation (protocol {version}):",
+                    path.display()
+                );
+                for v in &violations {
+                    let at = v
+                        .action_index
+                        .map(|i| format!("action {i} "))
+                        .unwrap_or_default();
+                    eprintln!("  {:<28} {at}{}", v.code.as_str(), v.message);
+                }
+            }
+            Ok(Loaded::Rejected(Exit::Rejected))
+        }
+    }
+}
+
+/// Exit code for an engine error: rejected/rolled back → 4, anything else → 1.
+pub fn exit_for(e: &PatchError) -> Exit {
+    use papayu_protocol::ErrorCode as C;
+    match e.code() {
+        C::Locked | C::NothingToUndo | C::Io => Exit::Failure,
+        _ => Exit::RolledBack,
+    }
+}
+
+/// Report an engine error (JSON or text) and return its exit code.
+pub fn report_error(e: &PatchError, global: &Global) -> Result<Exit> {
+    if global.json {
+        let doc = json!({"ok": false, "code": e.code(), "error": e.to_string()});
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        eprintln!("papayu: {e}");
+    }
+    Ok(exit_for(e))
+}
+
+fn colour_diff(diff: &str, colour: bool) -> String {
+    if !colour {
+        return diff.to_owned();
+    }
+    let mut out = String::new();
+    for line in diff.split_inclusive('\n') {
+        let code = if line.starts_with("+++") || line.starts_with("---") {
+            "\x1b[1m"
+        } else if line.starts_with('+') {
+            "\x1b[32m"
+        } else if line.starts_with('-') {
+            "\x1b[31m"
+        } else if line.starts_with("@@") {
+            "\x1b[36m"
+        } else {
+            ""
+        };
+        if code.is_empty() {
+            out.push_str(line);
+        } else {
+            out.push_str(&format!(
+                "{code}{}\x1b[0m{}",
+                line.trim_end_matches('\n'),
+                if line.ends_with('\n') { "\n" } else { "" }
+            ));
+        }
+    }
+    out
+}
+
+/// Print a preview for humans (coloured when stdout is a terminal).
+pub fn print_preview(preview: &Preview) {
+    let colour = std::io::stdout().is_terminal();
+    for f in &preview.files {
+        let what = if f.noop {
+            " (no change)".to_owned()
+        } else {
+            String::new()
+        };
+        let sizes = match (f.old_bytes, f.new_bytes) {
+            (Some(a), Some(b)) => format!(" {a} → {b} bytes"),
+            (None, Some(b)) => format!(" {b} bytes"),
+            (Some(a), None) => format!(" -{a} bytes"),
+            (None, None) if f.removed_files > 0 => format!(" {} file(s)", f.removed_files),
+            _ => String::new(),
+        };
+        println!("{} {}{sizes}{what}", f.kind, f.path);
+        for h in &f.hunks {
+            println!(
+                "  hunk {} {} → {} at line {}",
+                h.index + 1,
+                h.header,
+                h.tier,
+                h.old_start
+            );
+        }
+        if let Some(e) = &f.error {
+            println!("  BLOCKED {}", e.message);
+        }
+        if !f.diff.is_empty() {
+            print!("{}", colour_diff(&f.diff, colour));
+        }
+    }
+    let s = &preview.summary;
+    println!(
+        "summary: create {} update {} patch {} edit {} delete {} mkdir {} rmdir {} blocked {}",
+        s.create, s.update, s.patch, s.edit, s.delete, s.mkdir, s.rmdir, s.blocked
+    );
+}
+
+fn confirm(deletes: bool) -> Result<bool> {
+    let mut err = std::io::stderr();
+    write!(
+        err,
+        "Apply these changes{}? [y/N] ",
+        if deletes {
+            " (including deletions)"
+        } else {
+            ""
+        }
+    )?;
+    err.flush()?;
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line)?;
+    Ok(matches!(line.trim().to_lowercase().as_str(), "y" | "yes"))
+}
+
+#[allow(
+    clippy::disallowed_methods,
+    reason = "frontends read the environment once (SPEC §12)"
+)]
+fn normalize_eol_from_env() -> bool {
+    std::env::var("PAPAYU_NORMALIZE_EOL").is_ok_and(|v| v.trim().eq_ignore_ascii_case("lf"))
+}
+
+/// Exit 0 applied, 3 rejected by validation, 4 rejected by the engine or rolled back.
+pub fn run(args: &Args, global: &Global) -> Result<Exit> {
+    let project = open_project(global)?;
+    let plan = match load_plan(&args.plan, global)? {
+        Loaded::Plan(p) => p,
+        Loaded::Rejected(exit) => return Ok(exit),
+    };
+    let normalize = normalize_eol_from_env();
+    let preview = match project
+        .transaction(&plan)
+        .options(ApplyOptions::default().normalize_eol_lf(normalize))
+        .preview()
+    {
+        Ok(p) => p,
+        Err(e) => return report_error(&e, global),
+    };
+    if !global.json {
+        print_preview(&preview);
+    }
+    if !args.yes {
+        let deletes = preview.summary.delete + preview.summary.rmdir > 0;
+        if global.json || !confirm(deletes)? {
+            if global.json {
+                let doc = json!({"ok": false, "code": "ERR_CANCELLED", "error": "not confirmed: pass --yes", "preview": preview});
+                println!("{}", serde_json::to_string_pretty(&doc)?);
+            } else {
+                eprintln!("papayu: cancelled; nothing was changed");
+            }
+            return Ok(Exit::Failure);
+        }
+    }
+    let checks = if args.no_check {
+        Checks::None
+    } else if args.check.is_empty() {
+        Checks::Detect
+    } else {
+        Checks::Commands(args.check.clone())
+    };
+    let options = ApplyOptions::default()
+        .normalize_eol_lf(normalize)
+        .checks(checks)
+        .check_timeout(Duration::from_secs(args.check_timeout));
+    match project.transaction(&plan).options(options).apply() {
+        Ok(report) => {
+            if global.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&json!({"ok": true, "report": report}))?
+                );
+            } else {
+                for c in &report.checks {
+                    println!("check `{}`: {} ({} ms)", c.command, c.status, c.duration_ms);
+                }
+                println!(
+                    "applied: transaction {} (undo with `papayu undo`)",
+                    report.tx_id
+                );
+            }
+            Ok(Exit::Ok)
+        }
+        Err(e) => report_error(&e, global),
+    }
+}

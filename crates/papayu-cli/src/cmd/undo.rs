@@ -1,0 +1,35 @@
+//! `papayu undo [--force]`.
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::cmd::apply_plan::{open_project, report_error};
+use crate::exit::Exit;
+use crate::global::Global;
+
+/// Undo the last transaction (refused if its files changed since, unless --force).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Undo even if files changed since the transaction.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Exit 0 undone, 4 conflict, 1 nothing to undo or another failure.
+pub fn run(args: &Args, global: &Global) -> Result<Exit> {
+    let project = open_project(global)?;
+    match project.undo(args.force) {
+        Ok(r) => {
+            if global.json {
+                println!("{}", json!({"ok": true, "tx_id": r.tx_id}));
+            } else {
+                println!(
+                    "undone (as transaction {}; `papayu redo` re-applies)",
+                    r.tx_id
+                );
+            }
+            Ok(Exit::Ok)
+        }
+        Err(e) => report_error(&e, global),
+    }
+}
