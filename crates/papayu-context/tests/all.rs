@@ -1,6 +1,7 @@
 //! The one integration-test binary of papayu-context.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers outside #[test] fns panic on setup failure by design
 
+mod api;
 mod auto;
 mod cache;
 mod common;
