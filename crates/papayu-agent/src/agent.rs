@@ -153,7 +153,7 @@ pub struct ActionView {
 }
 
 /// A protocol fallback that happened.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct FallbackInfo {
     /// From version.
     pub from: u8,
@@ -329,10 +329,10 @@ struct Call {
 }
 
 /// What a conversation ended with.
-struct Accepted {
-    response: Response,
-    plan: Option<(ValidatedPlan, Preview)>,
-    unanswered: Vec<ContextRequest>,
+pub(crate) struct Accepted {
+    pub(crate) response: Response,
+    pub(crate) plan: Option<(ValidatedPlan, Preview)>,
+    pub(crate) unanswered: Vec<ContextRequest>,
 }
 
 impl Agent {
@@ -1214,73 +1214,106 @@ as described in the system prompt.\n",
             .keys()
             .filter_map(|p| RelPath::parse(p).ok())
             .collect();
-        let root = self.root.as_path();
-        let exists = |p: &RelPath| fs_err::symlink_metadata(root.join(p.as_str())).is_ok();
-        let ctx = Context::new(call.version)
-            .with_mode(call.mode)
-            .with_sent_files(&sent)
-            .with_exists(&exists);
-        let policy = &self.policy;
-        let (version, mode) = (call.version, call.mode);
-        let (owned_sent, owned_root, owned_policy) =
-            (sent.clone(), self.root.clone(), self.policy.clone());
-        let validator = move |r: &Response| {
-            let exists =
-                |p: &RelPath| fs_err::symlink_metadata(owned_root.join(p.as_str())).is_ok();
-            let ctx = Context::new(version)
-                .with_mode(mode)
-                .with_sent_files(&owned_sent)
-                .with_exists(&exists);
-            validate(r, &ctx, &owned_policy).violations().to_vec()
-        };
-        let response = match check_answer(text, call.version, Some(&validator)) {
-            Ok(r) => r,
-            Err(violations) => {
-                let stage = stage_of(&violations);
-                return Err((violations, stage));
-            }
-        };
-        let unanswered = if response.effective_actions().is_empty() {
-            response.context_requests.clone()
-        } else {
-            Vec::new()
-        };
-        if call.mode == Mode::Plan {
-            return Ok(Accepted {
-                response,
-                plan: None,
-                unanswered,
-            });
-        }
-        let plan = match validate(&response, &ctx, policy).into_plan() {
-            Ok(p) => p,
-            Err(v) => return Err((v, "validate")),
-        };
-        progress(&Progress::Previewing);
-        let options = ApplyOptions::default().normalize_eol_lf(self.config.normalize_eol_lf);
-        let preview = match self.patch.transaction(&plan).options(options).preview() {
-            Ok(p) => p,
-            Err(e) => {
-                let v = Violation::new(e.code(), e.to_string());
-                return Err((vec![v], "preview"));
-            }
-        };
-        if !preview.is_ok() {
-            let violations = preview
-                .files
-                .iter()
-                .filter_map(|f| {
-                    f.error.as_ref().map(|e| {
-                        Violation::new(e.code, e.message.clone()).at_action(f.index, f.path.clone())
-                    })
-                })
-                .collect();
-            return Err((violations, "preview"));
-        }
-        Ok(Accepted {
-            response,
-            plan: Some((plan, preview)),
-            unanswered,
-        })
+        let checked = check_full(
+            &Checker {
+                patch: &self.patch,
+                root: &self.root,
+                policy: &self.policy,
+                version: call.version,
+                mode: call.mode,
+                sent: &sent,
+                normalize_eol_lf: self.config.normalize_eol_lf,
+            },
+            text,
+            progress,
+        )?;
+        Ok(checked)
     }
+}
+
+/// Everything [`check_full`] needs to judge one answer.
+pub(crate) struct Checker<'a> {
+    pub(crate) patch: &'a papayu_patch::Project,
+    pub(crate) root: &'a Utf8Path,
+    pub(crate) policy: &'a Policy,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) mode: Mode,
+    pub(crate) sent: &'a BTreeSet<RelPath>,
+    pub(crate) normalize_eol_lf: bool,
+}
+
+/// Parse and validate one answer (papayu-llm's checker with papayu-validate's rules, the
+/// existence oracle and the sent files), and in APPLY preview it with papayu-patch. Shared by
+/// the agent and the golden replay so both judge answers the same way.
+pub(crate) fn check_full(
+    c: &Checker<'_>,
+    text: &str,
+    progress: ProgressFn<'_>,
+) -> Result<Accepted, (Vec<Violation>, &'static str)> {
+    let root = c.root;
+    let exists = |p: &RelPath| fs_err::symlink_metadata(root.join(p.as_str())).is_ok();
+    let ctx = Context::new(c.version)
+        .with_mode(c.mode)
+        .with_sent_files(c.sent)
+        .with_exists(&exists);
+    let (version, mode) = (c.version, c.mode);
+    let (owned_sent, owned_root, owned_policy) =
+        (c.sent.clone(), c.root.to_owned(), c.policy.clone());
+    let validator = move |r: &Response| {
+        let exists = |p: &RelPath| fs_err::symlink_metadata(owned_root.join(p.as_str())).is_ok();
+        let ctx = Context::new(version)
+            .with_mode(mode)
+            .with_sent_files(&owned_sent)
+            .with_exists(&exists);
+        validate(r, &ctx, &owned_policy).violations().to_vec()
+    };
+    let response = match check_answer(text, c.version, Some(&validator)) {
+        Ok(r) => r,
+        Err(violations) => {
+            let stage = stage_of(&violations);
+            return Err((violations, stage));
+        }
+    };
+    let unanswered = if response.effective_actions().is_empty() {
+        response.context_requests.clone()
+    } else {
+        Vec::new()
+    };
+    if c.mode == Mode::Plan {
+        return Ok(Accepted {
+            response,
+            plan: None,
+            unanswered,
+        });
+    }
+    let plan = match validate(&response, &ctx, c.policy).into_plan() {
+        Ok(p) => p,
+        Err(v) => return Err((v, "validate")),
+    };
+    progress(&Progress::Previewing);
+    let options = ApplyOptions::default().normalize_eol_lf(c.normalize_eol_lf);
+    let preview = match c.patch.transaction(&plan).options(options).preview() {
+        Ok(p) => p,
+        Err(e) => {
+            let v = Violation::new(e.code(), e.to_string());
+            return Err((vec![v], "preview"));
+        }
+    };
+    if !preview.is_ok() {
+        let violations = preview
+            .files
+            .iter()
+            .filter_map(|f| {
+                f.error.as_ref().map(|e| {
+                    Violation::new(e.code, e.message.clone()).at_action(f.index, f.path.clone())
+                })
+            })
+            .collect();
+        return Err((violations, "preview"));
+    }
+    Ok(Accepted {
+        response,
+        plan: Some((plan, preview)),
+        unanswered,
+    })
 }

@@ -11,7 +11,7 @@
 //! * The PLAN answer is saved in `.papa-yu/state.json`, so `apply` works in a later process.
 //! * [`trace`]: `.papa-yu/traces/<trace_id>.json` (UUID v7, atomic, redacted), and
 //!   [`report::report`] computes the SPEC §10 metrics from them.
-//! * golden traces (`golden_traces/v1|v2|v3/`): the trace→golden converter and
+//! * [`golden`]: golden traces (`golden_traces/v1|v2|v3/`), the trace→golden converter and
 //!   the replay.
 //!
 //! The crate reads no environment variable: the frontend collects it into a map and calls
@@ -78,6 +78,7 @@ mod agent;
 mod config;
 mod error;
 
+pub mod golden;
 mod mode;
 pub mod prompt;
 pub mod report;

@@ -10,5 +10,6 @@
 mod config;
 mod fallback;
 mod flow;
+mod golden;
 mod observe;
 mod support;
