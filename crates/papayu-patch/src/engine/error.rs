@@ -26,8 +26,9 @@ pub enum HunkFailure {
     /// The region at the stated line mostly matches but differs: a conflicting edit. The hunk is
     /// not relocated to a look-alike elsewhere.
     Conflict,
-    /// A pure insertion hunk whose stated line does not exist, or whose line numbers cannot be
-    /// trusted because earlier hunks had to be relocated.
+    /// A hunk without any old line (no context, only `+` lines) whose stated line does not exist
+    /// or is not corroborated: its position is trusted only in an empty file or when every other
+    /// hunk matched exactly at its stated line.
     InsertionNotAnchored,
     /// The hunk overlaps the region of another hunk (0-based index of the other hunk).
     Overlap {
@@ -53,7 +54,7 @@ impl std::fmt::Display for HunkFailure {
                 f.write_str("the region at its stated line was changed by a conflicting edit")
             }
             Self::InsertionNotAnchored => f.write_str(
-                "it only inserts lines and its stated line does not exist or cannot be trusted",
+                "it only inserts lines without context, and its stated line does not exist or is not corroborated by other hunks",
             ),
             Self::Overlap { other } => write!(f, "it overlaps hunk #{}", other + 1),
             Self::Reindent => f.write_str("its indentation differs inconsistently from the file"),

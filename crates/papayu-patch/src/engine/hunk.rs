@@ -68,7 +68,11 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
         .windows(2)
         .any(|w| w[1].old_start < w[0].old_start);
     let mut drift: isize = 0;
-    let mut cum_delta: isize = 0;
+    // Pure insertions are placed after every other hunk: they carry no text to verify, so they
+    // are only trusted when other hunks proved the patch's line numbers exact.
+    let mut insertions: Vec<(usize, usize)> = Vec::new();
+    let mut line_numbers_proven = false;
+    let mut any_drift = false;
     let mut placed: Vec<Placed> = Vec::with_capacity(patch.hunks.len());
     for (index, h) in patch.hunks.iter().enumerate() {
         let old: Vec<&str> = h
@@ -79,8 +83,6 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
                 HunkLine::Add(_) => None,
             })
             .collect();
-        let self_consistent = header_consistent(h, cum_delta);
-        cum_delta += h.body_new_count() as isize - h.body_old_count() as isize;
         let fail = |reason: HunkFailure, near: Vec<SimilarLine>| EngineError::HunkFailed {
             index,
             header: h.header.clone(),
@@ -88,23 +90,12 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             nearest: near,
         };
         if old.is_empty() {
-            // Pure insertion: nothing to match, so only the stated line is evidence — trusted
-            // only while every earlier hunk sat exactly where its header said.
             let at = if h.old_count == 0 {
                 h.old_start
             } else {
                 h.old_start.saturating_sub(1)
             };
-            if drift != 0 || out_of_order || at > n {
-                return Err(fail(HunkFailure::InsertionNotAnchored, Vec::new()));
-            }
-            placed.push(Placed {
-                index,
-                pos: at,
-                old_len: 0,
-                tier: HunkTier::Exact,
-                reindent: Reindent::Keep,
-            });
+            insertions.push((index, at));
             continue;
         }
         let zero_context = !h.lines.iter().any(|l| matches!(l, HunkLine::Context(_)));
@@ -119,7 +110,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             let at_stated = [adjusted, stated]
                 .into_iter()
                 .find(|&p| matches_at(&file, &old, p, cmp));
-            let must_be_unique = out_of_order || (zero_context && !self_consistent);
+            let must_be_unique = out_of_order || zero_context;
             if let Some(p) = at_stated {
                 if must_be_unique {
                     let all = find_all(&file, &old, cmp, 2);
@@ -183,12 +174,34 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
         if !out_of_order {
             drift = pos as isize - stated as isize;
         }
+        any_drift |= pos != stated;
+        line_numbers_proven |= pos == stated && tier == HunkTier::Exact;
         placed.push(Placed {
             index,
             pos,
             old_len: old.len(),
             tier,
             reindent,
+        });
+    }
+
+    for (index, at) in insertions {
+        let trusted = n == 0 || (line_numbers_proven && !any_drift && !out_of_order);
+        if !trusted || at > n {
+            let h = &patch.hunks[index];
+            return Err(EngineError::HunkFailed {
+                index,
+                header: h.header.clone(),
+                reason: HunkFailure::InsertionNotAnchored,
+                nearest: Vec::new(),
+            });
+        }
+        placed.push(Placed {
+            index,
+            pos: at,
+            old_len: 0,
+            tier: HunkTier::Exact,
+            reindent: Reindent::Keep,
         });
     }
 
@@ -255,18 +268,6 @@ fn plus1(v: &[usize]) -> Vec<usize> {
 
 fn shift(p: usize, d: isize) -> usize {
     p.checked_add_signed(d).unwrap_or(0)
-}
-
-/// A header is trustworthy when its counts match the body and its new start follows from its old
-/// start and the previous hunks' growth, as a machine-made diff's does.
-fn header_consistent(h: &Hunk, cum_delta: isize) -> bool {
-    if !h.counts_consistent() {
-        return false;
-    }
-    let eff = |start: usize, count: usize| if count == 0 { start + 1 } else { start };
-    let old = eff(h.old_start, h.old_count) as isize;
-    let new = eff(h.new_start, h.new_count) as isize;
-    new == old + cum_delta
 }
 
 fn matches_at(file: &[&str], old: &[&str], p: usize, cmp: Cmp) -> bool {

@@ -78,14 +78,24 @@ fn zero_context_ambiguous_hunk_with_untrusted_header_is_rejected() {
 }
 
 #[test]
-fn zero_context_hunk_with_machine_header_applies_at_stated_line() {
-    check("a\n}\nb\n}\n", "@@ -4 +4 @@\n-}\n+};\n", "a\n}\nb\n};\n", &[Exact]);
+fn zero_context_non_unique_hunk_rejected_even_with_exact_header() {
+    check_err("a\n}\nb\n}\n", "@@ -4 +4 @@\n-}\n+};\n", PatchApplyFailed, &["several places"]);
 }
 
 #[test]
-fn pure_insertion_at_stated_line() {
-    check("a\nb\n", "@@ -1,0 +2,1 @@\n+x\n", "a\nx\nb\n", &[Exact]);
+fn zero_context_unique_hunk_applies() {
+    check("a\n}\nb\n}\n", "@@ -3 +3 @@\n-b\n+B\n", "a\n}\nB\n}\n", &[Exact]);
+}
+
+#[test]
+fn pure_insertion_corroborated_by_exact_hunks() {
+    check("a\nb\nc\n", "@@ -1,0 +2 @@\n+x\n@@ -3 +4 @@\n-c\n+C\n", "a\nx\nb\nC\n", &[Exact, Exact]);
     check("", "@@ -0,0 +1,2 @@\n+x\n+y\n", "x\ny\n", &[Exact]);
+}
+
+#[test]
+fn lone_context_free_insertion_into_non_empty_file_is_rejected() {
+    check_err("a\nb\n", "@@ -1,0 +2,1 @@\n+x\n", PatchApplyFailed, &["without context", "hunk #1"]);
 }
 
 #[test]
