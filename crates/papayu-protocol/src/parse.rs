@@ -168,6 +168,11 @@ pub fn extract_json(text: &str) -> Result<Value, ParseError> {
     if let Some(block) = first_fenced_block(trimmed) {
         return parse_json_text(block.trim());
     }
+    // An answer that opens a JSON value and never closes it is truncated JSON (e.g. cut off at
+    // max_tokens): report where it breaks, not some balanced value nested inside it.
+    if trimmed.starts_with(['{', '[']) && balanced_end(trimmed.as_bytes(), 0).is_none() {
+        return parse_json_text(trimmed);
+    }
     let mut first_error = None;
     for candidate in balanced_candidates(trimmed).take(64) {
         match parse_json_text(candidate) {
