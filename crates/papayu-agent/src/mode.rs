@@ -160,15 +160,16 @@ mod tests {
     fn table() {
         use Mode::{Apply, Plan};
         use ModeReason as R;
-        let cases: &[(
-            &str,
+        type Case<'a> = (
+            &'a str,
             bool,
             Option<OutputFormat>,
             Mode,
-            &str,
+            &'a str,
             bool,
             ModeReason,
-        )] = &[
+        );
+        let cases: &[Case<'_>] = &[
             (
                 "plan: add a flag",
                 false,

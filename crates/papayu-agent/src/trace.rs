@@ -303,11 +303,12 @@ pub struct TraceSummary {
     pub path: Utf8PathBuf,
 }
 
+/// Trace files with their parsed content.
+pub type TraceList = Vec<(Utf8PathBuf, TraceRecord)>;
+
 /// Every readable trace of the project, oldest first (UUID v7 order), with the unreadable
 /// files' errors. A missing traces directory is an empty list.
-pub fn load_traces(
-    root: &Utf8Path,
-) -> Result<(Vec<(Utf8PathBuf, TraceRecord)>, Vec<AgentError>), AgentError> {
+pub fn load_traces(root: &Utf8Path) -> Result<(TraceList, Vec<AgentError>), AgentError> {
     let dir = root.join(TRACES_DIR);
     let entries = match fs_err::read_dir(&dir) {
         Ok(e) => e,

@@ -12,4 +12,5 @@ mod fallback;
 mod flow;
 mod golden;
 mod observe;
+mod prompts;
 mod support;
