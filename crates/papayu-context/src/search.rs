@@ -211,7 +211,28 @@ impl Project {
                         return WalkState::Continue;
                     };
                     let rel = rel.to_string_lossy().replace('\\', "/");
-                    if !lock(top).admits(&rel) {
+                    let (admitted, more_known) = {
+                        let t = lock(top);
+                        (t.admits(&rel), t.more)
+                    };
+                    if !admitted {
+                        // The file cannot place a hit in the top k, but whether *any* match
+                        // exists beyond the shown ones must not depend on thread scheduling:
+                        // until `more` is known, look for a first match and stop there.
+                        if !more_known {
+                            let mut found = false;
+                            let _ = searcher.search_path(
+                                &matcher,
+                                entry.path(),
+                                sinks::Lossy(|_, _| {
+                                    found = true;
+                                    Ok(false)
+                                }),
+                            );
+                            if found {
+                                lock(top).more = true;
+                            }
+                        }
                         return WalkState::Continue;
                     }
                     let mut local: Vec<Hit> = Vec::new();
