@@ -17,6 +17,13 @@ pub struct Global {
     /// $PAPAYU_PROTOCOL_DEFAULT, else 2).
     #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=3))]
     pub protocol: Option<u8>,
+    /// Provider kind: openai | openai-compatible | ollama | anthropic (default:
+    /// $PAPAYU_LLM_PROVIDER, else inferred from the URL).
+    #[arg(long, global = true, value_name = "KIND")]
+    pub provider: Option<String>,
+    /// Model name (default: $PAPAYU_LLM_MODEL).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub model: Option<String>,
     /// Print one machine-readable JSON document instead of human output.
     #[arg(long, global = true)]
     pub json: bool,

@@ -1,0 +1,126 @@
+//! `papayu apply [--yes]`: ask for the changes of the saved plan, preview, confirm, apply.
+
+use anyhow::Result;
+use papayu_agent::{Agent, ApplyPreview};
+
+use crate::cmd::apply_plan::print_preview;
+use crate::cmd::session::{
+    ProgressLine, confirm, open_agent, print_json, report_agent_error, runtime,
+};
+use crate::exit::Exit;
+use crate::global::Global;
+
+/// Apply the saved plan (from `papayu plan`): preview, confirm, apply all-or-nothing.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Apply without asking (deletions included).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Apply only these action indices (comma-separated, as shown in the preview).
+    #[arg(long, value_delimiter = ',', value_name = "N,N")]
+    pub only: Option<Vec<usize>>,
+}
+
+/// Print the preview, confirm (unless `yes`), apply. Shared by `apply`, `run` and `chat`.
+pub fn confirm_and_apply(
+    agent: &Agent,
+    preview: &ApplyPreview,
+    yes: bool,
+    only: Option<&[usize]>,
+    global: &Global,
+    progress: &ProgressLine,
+) -> Result<Exit> {
+    if !global.json {
+        if let Some(f) = &preview.fallback {
+            println!(
+                "protocol fallback v{} → v{} ({}, at {})",
+                f.from, f.to, f.reason, f.stage
+            );
+        }
+        if let Some(s) = &preview.summary {
+            println!("{s}");
+        }
+        for a in &preview.actions {
+            println!("  [{}] {} {}", a.index, a.kind, a.path);
+        }
+        print_preview(&preview.preview);
+    }
+    if preview.no_changes {
+        if global.json {
+            print_json(preview)?;
+        } else {
+            println!("Nothing to change.");
+        }
+        return Ok(Exit::Ok);
+    }
+    if preview.preview.summary.blocked > 0 {
+        if global.json {
+            print_json(preview)?;
+        }
+        eprintln!(
+            "papayu: {} action(s) are blocked; nothing was written",
+            preview.preview.summary.blocked
+        );
+        let code = preview
+            .preview
+            .files
+            .iter()
+            .find_map(|f| f.error.as_ref().map(|e| e.code))
+            .unwrap_or(papayu_protocol::ErrorCode::PatchApplyFailed);
+        return Ok(crate::cmd::session::exit_for(code));
+    }
+    let has_deletes = !preview.deletes.is_empty();
+    if !yes {
+        let question = if has_deletes {
+            format!(
+                "Apply these changes, deleting {}?",
+                preview.deletes.join(", ")
+            )
+        } else {
+            "Apply these changes?".to_owned()
+        };
+        if !confirm(&question)? {
+            eprintln!("papayu: not applied; the plan stays saved");
+            return Ok(Exit::Failure);
+        }
+    }
+    match agent.apply(preview, only, yes || has_deletes, &|p| progress.show(p)) {
+        Ok(outcome) => {
+            progress.done();
+            if global.json {
+                print_json(&outcome)?;
+            } else if let Some(report) = &outcome.report {
+                println!(
+                    "Applied (transaction {}). `papayu undo` reverts it.",
+                    report.tx_id
+                );
+            } else {
+                println!("Applied.");
+            }
+            Ok(Exit::Ok)
+        }
+        Err(e) => {
+            progress.done();
+            report_agent_error(&e, global)
+        }
+    }
+}
+
+/// Apply the saved plan.
+pub fn run(args: &Args, global: &Global) -> Result<Exit> {
+    let mut agent = open_agent(global)?;
+    let progress = ProgressLine::new(global);
+    let preview = runtime()?.block_on(agent.prepare_apply(None, &|p| progress.show(p)));
+    progress.done();
+    match preview {
+        Ok(preview) => confirm_and_apply(
+            &agent,
+            &preview,
+            args.yes,
+            args.only.as_deref(),
+            global,
+            &progress,
+        ),
+        Err(e) => report_agent_error(&e, global),
+    }
+}

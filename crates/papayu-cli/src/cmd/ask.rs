@@ -1,0 +1,55 @@
+//! `papayu ask <prompt>`: one request, the raw answer and what papayu makes of it.
+
+use anyhow::Result;
+use papayu_llm::{AskOptions, ask};
+
+use crate::cmd::session::{agent_config, print_json, provider, runtime};
+use crate::exit::Exit;
+use crate::global::Global;
+
+/// Send one prompt and show the raw and the parsed answer.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The prompt.
+    #[arg(required = true, num_args = 1..)]
+    pub prompt: Vec<String>,
+    /// Override max_tokens.
+    #[arg(long)]
+    pub max_tokens: Option<u32>,
+}
+
+/// Exit 0 when the answer parses, 3 when it violates the protocol.
+pub fn run(args: &Args, global: &Global) -> Result<Exit> {
+    let config = agent_config(global)?;
+    let provider = provider(&config)?;
+    let options = AskOptions {
+        protocol: config.effective_protocol(),
+        strict_json: config.strict_json,
+        max_tokens: args.max_tokens,
+        ..AskOptions::default()
+    };
+    let outcome = runtime()?.block_on(ask(provider.as_ref(), &args.prompt.join(" "), options))?;
+    let exit = if outcome.parsed.is_some() {
+        Exit::Ok
+    } else {
+        Exit::Rejected
+    };
+    if global.json {
+        print_json(&outcome)?;
+        return Ok(exit);
+    }
+    println!(
+        "--- raw answer ({}):\n{}",
+        outcome.completion.format, outcome.completion.text
+    );
+    match &outcome.parsed {
+        Some(r) => println!("--- parsed:\n{}", serde_json::to_string_pretty(r)?),
+        None => {
+            println!("--- rejected:");
+            for v in &outcome.violations {
+                println!("  {v}");
+            }
+        }
+    }
+    Ok(exit)
+}

@@ -1,0 +1,88 @@
+//! `papayu memory show|set|unset`: the engineering memory (user and project preferences).
+
+use anyhow::Result;
+use camino::Utf8PathBuf;
+use papayu_memory::Memory;
+
+use crate::cmd::session::{config_dir, print_json};
+use crate::exit::{Exit, UsageError};
+use crate::global::Global;
+
+/// Show or change what papayu remembers about you and this project.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: MemoryCommand,
+}
+
+/// `memory` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum MemoryCommand {
+    /// Both preference files and the block the model sees.
+    Show,
+    /// Set a key, e.g. `project.default_test_command "cargo test"` or `user.ask_budget 1`.
+    Set {
+        /// A whitelisted dotted key (`user.*`, `project.*`).
+        key: String,
+        /// The value (lists: a JSON array or comma-separated).
+        value: String,
+    },
+    /// Remove a key.
+    Unset {
+        /// The dotted key.
+        key: String,
+    },
+}
+
+fn load(global: &Global) -> Result<Memory> {
+    let root = Utf8PathBuf::from_path_buf(global.project_root()?)
+        .map_err(|p| UsageError(format!("project {} is not UTF-8", p.display())))?;
+    let config = Utf8PathBuf::from_path_buf(config_dir())
+        .map_err(|p| UsageError(format!("config directory {} is not UTF-8", p.display())))?;
+    Memory::load(config, root).map_err(|e| UsageError(e.to_string()).into())
+}
+
+/// Show, set or unset.
+pub fn run(args: &Args, global: &Global) -> Result<Exit> {
+    let mut memory = load(global)?;
+    match &args.command {
+        MemoryCommand::Show => {
+            if global.json {
+                let mut doc = memory.to_json();
+                doc["block"] = serde_json::Value::String(memory.block());
+                print_json(&doc)?;
+            } else {
+                println!("user prefs:    {}", memory.user_file());
+                println!("project prefs: {}", memory.project_file());
+                println!("{}", serde_json::to_string_pretty(&memory.to_json())?);
+                let block = memory.block();
+                if block.is_empty() {
+                    println!("(nothing set: the model sees no memory block)");
+                } else {
+                    println!("\nWhat the model sees:\n{block}");
+                }
+            }
+        }
+        MemoryCommand::Set { key, value } => {
+            let stored = memory
+                .set(key, value)
+                .map_err(|e| UsageError(e.to_string()))?;
+            let written = memory.save().map_err(|e| anyhow::anyhow!("{e}"))?;
+            if global.json {
+                print_json(&serde_json::json!({"key": key, "value": stored, "written": written}))?;
+            } else {
+                println!("{key} = {stored}");
+            }
+        }
+        MemoryCommand::Unset { key } => {
+            let removed = memory.unset(key).map_err(|e| UsageError(e.to_string()))?;
+            memory.save().map_err(|e| anyhow::anyhow!("{e}"))?;
+            if global.json {
+                print_json(&serde_json::json!({"key": key, "removed": removed}))?;
+            } else {
+                println!("{key} {}", if removed { "removed" } else { "was not set" });
+            }
+        }
+    }
+    Ok(Exit::Ok)
+}

@@ -1,0 +1,77 @@
+//! `papayu plan <goal>`: ask the model for a plan (nothing is written; the plan is saved).
+
+use anyhow::Result;
+use papayu_agent::PlanOutcome;
+
+use crate::cmd::session::{ProgressLine, open_agent, print_json, report_agent_error, runtime};
+use crate::exit::Exit;
+use crate::global::Global;
+
+/// Ask the model for a plan; it is saved so `papayu apply` (or "ok" in chat) applies it.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What you want done, e.g. "fix the failing test in tests/api.rs".
+    #[arg(required = true, num_args = 1..)]
+    pub goal: Vec<String>,
+}
+
+/// Print a plan for people.
+pub fn print_plan(p: &PlanOutcome) {
+    println!("Plan (protocol v{}, trace {}):", p.protocol, p.trace_id);
+    if let Some(s) = &p.summary {
+        println!("\n{s}\n");
+    }
+    for (i, step) in p.plan.iter().enumerate() {
+        println!("  {}. {} — {}", i + 1, step.step, step.details);
+    }
+    for (title, items) in [
+        ("Risks", &p.risks),
+        ("Questions", &p.questions),
+        ("Verification", &p.verification),
+        ("Commands", &p.commands_to_run),
+    ] {
+        if !items.is_empty() {
+            println!("{title}:");
+            for item in items {
+                println!("  - {item}");
+            }
+        }
+    }
+    if !p.unanswered_context_requests.is_empty() {
+        println!(
+            "The model still wanted {} more context item(s) after the round limit.",
+            p.unanswered_context_requests.len()
+        );
+    }
+    if let Some(m) = &p.memory {
+        for a in &m.applied {
+            println!("Remembered {} = {}", a.key, a.value);
+        }
+        for r in &m.rejected {
+            println!("Did not remember {}: {}", r.key, r.reason);
+        }
+    }
+}
+
+/// Plan; exit 0, or the error's exit code.
+pub fn run(args: &Args, global: &Global) -> Result<Exit> {
+    let goal = args.goal.join(" ");
+    let mut agent = open_agent(global)?;
+    let progress = ProgressLine::new(global);
+    let outcome = runtime()?.block_on(agent.plan(&goal, &|p| progress.show(p)));
+    progress.done();
+    match outcome {
+        Ok(plan) => {
+            if global.json {
+                print_json(&plan)?;
+            } else {
+                print_plan(&plan);
+                println!(
+                    "\nSaved. Run `papayu apply` to turn it into changes (you will see a preview first)."
+                );
+            }
+            Ok(Exit::Ok)
+        }
+        Err(e) => report_agent_error(&e, global),
+    }
+}

@@ -1,0 +1,242 @@
+//! What every model-facing command shares: configuration from the environment (read once,
+//! here), the provider, the agent, the async runtime and the progress indicator.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context as _, Result};
+use camino::Utf8PathBuf;
+use papayu_agent::{Agent, AgentConfig, Progress};
+use papayu_llm::{HttpProvider, Provider};
+
+use crate::exit::UsageError;
+use crate::global::Global;
+
+/// Every `PAPAYU_*` variable, read once (SPEC §12: libraries never read the environment).
+#[allow(
+    clippy::disallowed_methods,
+    reason = "frontends read the environment once (SPEC §12)"
+)]
+pub fn env_map() -> BTreeMap<String, String> {
+    std::env::vars()
+        .filter(|(k, _)| k.starts_with("PAPAYU_"))
+        .collect()
+}
+
+/// The user's configuration directory (`$XDG_CONFIG_HOME`, else `~/.config`).
+#[allow(
+    clippy::disallowed_methods,
+    reason = "frontends read the environment once (SPEC §12)"
+)]
+pub fn config_dir() -> PathBuf {
+    match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default()
+            .join(".config"),
+    }
+}
+
+/// The agent configuration: the environment, then the global flags on top.
+pub fn agent_config(global: &Global) -> Result<AgentConfig> {
+    let mut config =
+        AgentConfig::from_env_map(&env_map()).map_err(|e| UsageError(e.to_string()))?;
+    if let Some(p) = &global.provider {
+        config.provider = Some(
+            p.parse()
+                .map_err(|e| UsageError(format!("--provider {p}: {e}")))?,
+        );
+    }
+    if let Some(m) = &global.model {
+        config.model = Some(m.clone());
+    }
+    if global.protocol.is_some() {
+        config.protocol_version = Some(global.protocol_version()?);
+    }
+    Ok(config)
+}
+
+/// The provider the configuration names.
+pub fn provider(config: &AgentConfig) -> Result<Arc<dyn Provider>> {
+    let provider_config = config.provider_config().map_err(|e| {
+        UsageError(format!(
+            "{e}\nConfigure a provider, e.g. PAPAYU_LLM_API_URL=http://127.0.0.1:8080/v1 PAPAYU_LLM_MODEL=<model> \
+             (scripts/local-llm.sh serve 8080 runs a local one), or see `papayu doctor`."
+        ))
+    })?;
+    Ok(Arc::new(HttpProvider::new(provider_config)?))
+}
+
+fn utf8(path: PathBuf, what: &str) -> Result<Utf8PathBuf> {
+    Utf8PathBuf::from_path_buf(path)
+        .map_err(|p| UsageError(format!("{what} {} is not UTF-8", p.display())).into())
+}
+
+/// Open the agent on the project (recovery of an unfinished transaction runs first).
+pub fn open_agent(global: &Global) -> Result<Agent> {
+    let mut config = agent_config(global)?;
+    config.stream = std::io::stderr().is_terminal() && !global.json;
+    let provider = provider(&config)?;
+    let root = utf8(global.project_root()?, "project")?;
+    let config_dir = utf8(config_dir(), "config directory")?;
+    Agent::new(config, &root, &config_dir, provider)
+        .with_context(|| format!("cannot open project {root}"))
+}
+
+/// A single-threaded runtime for one command.
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?)
+}
+
+/// Progress on stderr: one updating line on a terminal, plain lines with `-v`, nothing with
+/// `--json` (stdout stays one JSON document).
+pub struct ProgressLine {
+    live: bool,
+    verbose: bool,
+    dirty: AtomicBool,
+}
+
+impl ProgressLine {
+    /// A progress printer for this invocation.
+    pub fn new(global: &Global) -> Self {
+        Self {
+            live: std::io::stderr().is_terminal() && !global.json,
+            verbose: global.verbose > 0 && !global.json,
+            dirty: AtomicBool::new(false),
+        }
+    }
+
+    /// Show one progress event.
+    pub fn show(&self, p: &Progress) {
+        if !self.live && !self.verbose {
+            return;
+        }
+        let text = match p {
+            Progress::GatheringContext => "gathering context…".to_owned(),
+            Progress::Requesting { attempt, protocol } => {
+                format!("asking the model ({attempt}, protocol v{protocol})…")
+            }
+            Progress::Receiving { chars } => format!("receiving the answer… {chars} chars"),
+            Progress::ContextRound { round, requests } => {
+                format!("context round {round}: {requests} request(s)…")
+            }
+            Progress::Repair { codes } => format!(
+                "answer rejected ({}); asking for a repair…",
+                codes
+                    .iter()
+                    .map(|c| c.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Progress::Fallback { from, to, reason } => {
+                format!("protocol fallback v{from} → v{to} ({reason})…")
+            }
+            Progress::Previewing => "computing the preview…".to_owned(),
+            Progress::Applying { done, total, item } => format!("applying {done}/{total} {item}"),
+            _ => return,
+        };
+        let mut err = std::io::stderr().lock();
+        if self.live {
+            let _ = write!(err, "\r\x1b[2K{text}");
+            self.dirty.store(true, Ordering::Relaxed);
+        } else {
+            let _ = writeln!(err, "papayu: {text}");
+        }
+        let _ = err.flush();
+    }
+
+    /// Clear the live line before printing results.
+    pub fn done(&self) {
+        if self.dirty.swap(false, Ordering::Relaxed) {
+            let _ = write!(std::io::stderr(), "\r\x1b[2K");
+        }
+    }
+}
+
+/// Ask a yes/no question on stderr, read the answer from stdin (no answer is "no").
+pub fn confirm(question: &str) -> Result<bool> {
+    let mut err = std::io::stderr();
+    write!(err, "{question} [y/N] ")?;
+    err.flush()?;
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line)?;
+    Ok(matches!(
+        line.trim().to_lowercase().as_str(),
+        "y" | "yes" | "д" | "да"
+    ))
+}
+
+/// The exit code for an agent error (SPEC §11): rejected by validation → 3, apply rejected or
+/// rolled back → 4, configuration → 2, anything else → 1.
+pub fn exit_for(code: papayu_protocol::ErrorCode) -> crate::exit::Exit {
+    use crate::exit::Exit;
+    use papayu_protocol::ErrorCode as C;
+    match code {
+        C::JsonParse
+        | C::SchemaValidation
+        | C::UnknownKind
+        | C::FieldNotAllowed
+        | C::InvalidPath
+        | C::PathTooLong
+        | C::ProtectedPath
+        | C::ForbiddenPath
+        | C::TooManyActions
+        | C::ContentTooLarge
+        | C::ContentRequired
+        | C::PseudoBinary
+        | C::PlaceholderContent
+        | C::PatchRequired
+        | C::PatchNotUnified
+        | C::BaseSha256Invalid
+        | C::RangeInvalid
+        | C::ActionConflict
+        | C::ApplyEmptyActions
+        | C::PlanHasActions
+        | C::UpdateWithoutBase
+        | C::V2UpdateExistingForbidden => Exit::Rejected,
+        C::BaseMismatch
+        | C::EditBaseMismatch
+        | C::NonUtf8File
+        | C::PatchApplyFailed
+        | C::EditApplyFailed
+        | C::EditAmbiguous
+        | C::EditAnchorNotFound
+        | C::EditBeforeNotFound
+        | C::FileExists
+        | C::CheckFailed
+        | C::PathEscapesRoot
+        | C::UndoConflict => Exit::RolledBack,
+        C::LlmConfig | C::InvalidConfig => Exit::Usage,
+        _ => Exit::Failure,
+    }
+}
+
+/// Report an agent error with its code (JSON with `--json`) and return the exit code.
+pub fn report_agent_error(
+    e: &papayu_agent::AgentError,
+    global: &Global,
+) -> Result<crate::exit::Exit> {
+    if global.json {
+        let doc = serde_json::json!({"ok": false, "code": e.code(), "error": format!("{e}")});
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        eprintln!("papayu: {}: {e}", e.code());
+    }
+    Ok(exit_for(e.code()))
+}
+
+/// Print a serialisable outcome as one JSON document with `"ok": true` merged in.
+pub fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
+    let mut doc = serde_json::to_value(value)?;
+    if let serde_json::Value::Object(map) = &mut doc {
+        map.insert("ok".into(), serde_json::Value::Bool(true));
+    }
+    println!("{}", serde_json::to_string_pretty(&doc)?);
+    Ok(())
+}
