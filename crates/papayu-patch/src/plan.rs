@@ -384,7 +384,7 @@ impl Ctx<'_> {
                 }),
                 Sim::Dir => {
                     let mut removed = 0;
-                    self.delete_tree(&path, &mut removed)?;
+                    self.delete_tree(a.index, &path, &mut removed)?;
                     Ok(Effect {
                         removed_files: removed,
                         ..empty
@@ -401,7 +401,15 @@ impl Ctx<'_> {
     }
 
     /// Remove a directory recursively, deepest first; every file is journaled (by `push`).
-    fn delete_tree(&mut self, dir: &str, removed: &mut usize) -> Result<(), PatchError> {
+    /// A protected entry anywhere below (`.env`, keys, a nested `.git/`) refuses the whole
+    /// DELETE_DIR: SPEC §4 protects those files from every kind of action, and validation,
+    /// which does no I/O, cannot see inside the directory.
+    fn delete_tree(
+        &mut self,
+        index: usize,
+        dir: &str,
+        removed: &mut usize,
+    ) -> Result<(), PatchError> {
         let on_disk = matches!(self.root.node(dir)?, crate::fsx::Node::Dir { .. });
         let names = if on_disk {
             self.root.list(dir)?
@@ -410,8 +418,18 @@ impl Ctx<'_> {
         };
         for name in names {
             let child = format!("{dir}/{name}");
+            if let Some(rule) = protected_by(&child) {
+                return Err(PatchError::Invalid {
+                    code: ErrorCode::ProtectedPath,
+                    index,
+                    path: dir.to_owned(),
+                    message: format!(
+                        "DELETE_DIR `{dir}` would delete `{child}`, which is protected (`{rule}`); delete the other files one by one"
+                    ),
+                });
+            }
             match self.root.node(&child)? {
-                crate::fsx::Node::Dir { .. } => self.delete_tree(&child, removed)?,
+                crate::fsx::Node::Dir { .. } => self.delete_tree(index, &child, removed)?,
                 crate::fsx::Node::File { .. } | crate::fsx::Node::Symlink => {
                     self.push(Op::RemoveFile { path: child }, Sim::Absent)?;
                     *removed += 1;
@@ -435,5 +453,16 @@ impl Ctx<'_> {
             },
             Sim::Absent,
         )
+    }
+}
+
+/// The built-in protection rule `path` falls under, if any (a name that is not even a valid
+/// relative path is treated as protected: papayu does not delete what it cannot name safely).
+fn protected_by(path: &str) -> Option<String> {
+    static POLICY: std::sync::LazyLock<papayu_validate::Policy> =
+        std::sync::LazyLock::new(papayu_validate::Policy::default);
+    match RelPath::parse(path) {
+        Ok(rel) => POLICY.protected_by(&rel),
+        Err(e) => Some(format!("unsafe name: {}", e.message)),
     }
 }
