@@ -29,9 +29,10 @@ fn run_xtask() -> Result<()> {
         Some("codegen") => codegen(&root, args.iter().any(|a| a == "--check")),
         Some("ci") => ci(&root),
         Some("bench") => bench(&root, &args[1..]),
+        Some("golden") => golden(&root, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | codegen [--check] | bench [FILTER...] [-- BENCH ARGS]>"
+                "usage: cargo xtask <ci | codegen [--check] | bench [FILTER...] [-- BENCH ARGS] | golden <TRACE.json> [--name NAME] | golden --replay>"
             );
             bail!("unknown or missing xtask command")
         }
@@ -289,4 +290,42 @@ fn machine_description() -> String {
         "{cpu}, {cores} cores, {} GiB, {rustc}",
         mem_kb / 1024 / 1024
     )
+}
+
+/// `cargo xtask golden <trace.json> [--name NAME]`: turn a real trace (recorded with
+/// `PAPAYU_TRACE=1 PAPAYU_TRACE_RAW=1`) into `golden_traces/v<N>/NNN_<name>.json`, then replay
+/// it at once so a golden trace that does not reproduce is never written silently.
+/// `cargo xtask golden --replay` replays them all.
+fn golden(root: &Path, args: &[String]) -> Result<()> {
+    use camino::Utf8PathBuf;
+    let golden_root = Utf8PathBuf::from_path_buf(root.join("golden_traces"))
+        .map_err(|p| anyhow::anyhow!("{} is not UTF-8", p.display()))?;
+    if args.first().map(String::as_str) == Some("--replay") {
+        let reports = papayu_agent::golden::replay_dir(&golden_root)?;
+        for r in &reports {
+            println!("ok  {r:?}");
+        }
+        println!("{} golden traces replayed", reports.len());
+        return Ok(());
+    }
+    let Some(trace) = args.first().filter(|a| !a.starts_with("--")) else {
+        bail!("usage: cargo xtask golden <TRACE.json> [--name NAME] | --replay");
+    };
+    let name = match args.iter().position(|a| a == "--name") {
+        Some(i) => args.get(i + 1).cloned().context("--name needs a value")?,
+        None => Path::new(trace)
+            .file_stem()
+            .map(|s| s.to_string_lossy().chars().take(24).collect())
+            .unwrap_or_else(|| "trace".to_owned()),
+    };
+    let written = papayu_agent::golden::golden_from_trace_file(
+        camino::Utf8Path::new(trace),
+        &golden_root,
+        &name,
+    )?;
+    let golden = papayu_agent::golden::load_golden(&written)?;
+    papayu_agent::golden::replay(&golden)
+        .with_context(|| format!("{written} was written but does not replay"))?;
+    println!("wrote {written} (replays)");
+    Ok(())
 }

@@ -305,7 +305,8 @@ fn truncated_answer_reports_the_json_error_not_an_inner_value() {
     let err = parse_response(r#"{"actions":[],"summary":"Fix the add fun"#, V2).unwrap_err();
     assert_eq!(err.code(), ErrorCode::JsonParse, "{err}");
     assert!(matches!(err, ParseError::Json { line: 1, .. }), "{err:?}");
-    let err = parse_response("[{\"kind\":\"CREATE_DIR\",\"path\":\"a\"}, {\"kind\"", V1).unwrap_err();
+    let err =
+        parse_response("[{\"kind\":\"CREATE_DIR\",\"path\":\"a\"}, {\"kind\"", V1).unwrap_err();
     assert_eq!(err.code(), ErrorCode::JsonParse, "{err}");
     // A bracketed aside that does close is still prose around the real object.
     check(&format!("[note] {ONE}"), V2, Ok(1));
