@@ -93,7 +93,7 @@ fn main() {
         });
         emit(case, "rules only per plan", rules.as_secs_f64() * 1e6, "µs");
     }
-    let bad = std::fs::read_to_string(concat!(
+    let bad = fs_err::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../examples/plans/rejected_everything.json"
     ))
