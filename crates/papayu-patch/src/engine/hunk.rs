@@ -172,7 +172,10 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             Reindent::Keep
         };
         if !out_of_order {
-            drift = pos as isize - stated as isize;
+            drift = isize::try_from(pos)
+                .ok()
+                .zip(isize::try_from(stated).ok())
+                .map_or(0, |(a, b)| a - b);
         }
         any_drift |= pos != stated;
         line_numbers_proven |= pos == stated && tier == HunkTier::Exact;
@@ -307,7 +310,10 @@ fn conflicts_at(file: &[&str], old: &[&str], p: usize) -> bool {
             continue;
         }
         total += 1;
-        if file.get(p + i).is_some_and(|f| f.trim() == o.trim()) {
+        if p.checked_add(i)
+            .and_then(|j| file.get(j))
+            .is_some_and(|f| f.trim() == o.trim())
+        {
             hit += 1;
         }
     }

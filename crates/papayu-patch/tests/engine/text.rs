@@ -222,3 +222,9 @@ fn parse_rejections() {
         check_err("a\n", patch, PatchNotUnified, &[needle]);
     }
 }
+
+#[test]
+fn r_huge_header_line_numbers_do_not_overflow() {
+    let patch = "@@ -9223372036854775809 +1 @@\n-a\n+A\n@@ -18446744073709551615 +3 @@\n-c\n+C\n";
+    check("a\nb\nc\n", patch, "A\nb\nC\n", &[Offset, Offset]);
+}
