@@ -111,6 +111,13 @@ impl Tail {
     }
 }
 
+/// A fresh directory name outside any project for one check's Python bytecode.
+fn pycache_dir() -> std::path::PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("papayu-pycache-{}-{n}", std::process::id()))
+}
+
 /// Run one command in `dir` with a timeout; on timeout its whole process group is killed.
 pub(crate) fn run(dir: &Path, command: &str, timeout: Duration) -> CheckReport {
     let started = Instant::now();
@@ -138,6 +145,10 @@ pub(crate) fn run(dir: &Path, command: &str, timeout: Duration) -> CheckReport {
         .stderr(writer2);
     // Its own process group, so a timeout kills everything it started.
     cmd.process_group(0);
+    // Python (the detected `compileall`, or a test run) writes bytecode next to the sources,
+    // i.e. into the project, outside the transaction: send it to a directory of its own.
+    let pycache = pycache_dir();
+    cmd.env("PYTHONPYCACHEPREFIX", &pycache);
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => return fail(format!("could not start: {e}")),
@@ -177,6 +188,7 @@ pub(crate) fn run(dir: &Path, command: &str, timeout: Duration) -> CheckReport {
     };
     // Grandchildren that outlive the command may hold the pipe open: stop waiting after 2 s.
     let output = rx.recv_timeout(Duration::from_secs(2)).unwrap_or_default();
+    let _ = fs_err::remove_dir_all(&pycache);
     let (success, status) = match status {
         Ok(st) if st.success() => (true, "exited with 0".to_owned()),
         Ok(st) => (
