@@ -1,0 +1,286 @@
+//! plan → apply across processes, rejections (exit 3), rolled-back applies (exit 4), `--json`,
+//! undo.
+
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+fn lib_project() -> Project {
+    Project::new(&[("src/lib.rs", LIB_RS), ("README.md", "# demo\n")])
+}
+
+/// `before` with `src/lib.rs` patched and `docs/NOTES.md` created: what [`change_answer`] plans.
+fn planned(before: &Tree) -> Tree {
+    let mut t = before.clone();
+    t.insert("src/lib.rs".into(), LIB_RS_42.into());
+    t.insert("docs/".into(), Vec::new());
+    t.insert("docs/NOTES.md".into(), NOTES_MD.into());
+    t
+}
+
+#[test]
+fn plan_then_apply_in_a_later_process_applies_the_saved_plan() {
+    let project = lib_project();
+    let before = project.tree();
+    let model = Model::start(&[
+        read_request("src/lib.rs"),
+        plan_answer("Diagnosis: answer() returns 41.\n1) return 42\n2) note it"),
+        change_answer(&sha(LIB_RS.as_bytes())),
+    ]);
+
+    let plan = project.papayu(&model, &[], &["plan", "make", "answer()", "return", "42"]);
+    plan.expect_code(0);
+    assert!(
+        plan.stdout.contains("Diagnosis: answer() returns 41."),
+        "{plan:#?}"
+    );
+    assert!(plan.stdout.contains("Saved."), "{plan:#?}");
+    assert_tree(&project, &before, &plan);
+    assert_eq!(
+        model.requests().len(),
+        2,
+        "one context round, then the plan"
+    );
+
+    let apply = project.papayu(&model, &[], &["apply", "--yes"]);
+    apply.expect_code(0);
+    assert!(
+        apply.stdout.contains("[0] PATCH_FILE src/lib.rs"),
+        "{apply:#?}"
+    );
+    assert!(
+        apply.stdout.contains("[1] CREATE_FILE docs/NOTES.md"),
+        "{apply:#?}"
+    );
+    assert!(apply.stdout.contains("Applied (transaction"), "{apply:#?}");
+    assert_tree(&project, &planned(&before), &apply);
+    assert!(project.outside().is_empty(), "{:?}", project.outside());
+
+    // The later process sent the approved plan and the file it was planned against.
+    let reqs = model.requests();
+    assert_eq!(reqs.len(), 3);
+    let apply_user = reqs[2]["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        apply_user.contains("Diagnosis: answer() returns 41."),
+        "{apply_user}"
+    );
+    assert!(
+        apply_user.contains(&format!(
+            "FILE[src/lib.rs] (sha256={})",
+            sha(LIB_RS.as_bytes())
+        )),
+        "{apply_user}"
+    );
+
+    // An applied plan is cleared: a second apply has nothing to apply and changes nothing.
+    let again = project.papayu(&model, &[], &["apply", "--yes"]);
+    assert_ne!(again.code, Some(0), "{again:#?}");
+    assert_tree(&project, &planned(&before), &again);
+}
+
+#[test]
+fn apply_without_yes_and_no_answer_writes_nothing() {
+    let project = lib_project();
+    let before = project.tree();
+    let model = Model::start(&[
+        read_request("src/lib.rs"),
+        change_answer(&sha(LIB_RS.as_bytes())),
+    ]);
+    // stdin is empty: the confirmation reads "no".
+    let run = project.papayu(&model, &[], &["run", "make answer() return 42"]);
+    run.expect_code(1);
+    assert!(run.stderr.contains("Apply these changes?"), "{run:#?}");
+    assert!(
+        run.stdout.contains("+    42"),
+        "the preview shows the diff: {run:#?}"
+    );
+    assert_tree(&project, &before, &run);
+}
+
+/// `papayu run --yes` with a model that keeps answering `answer`: exit 3, the error `code`,
+/// and the project byte for byte as it was, nothing written next to it.
+fn check_rejected(answer: Value, code: &str) {
+    let project = lib_project();
+    std::fs::write(project.root().join(".env.example"), "KEY=\n").unwrap();
+    let before = project.tree();
+    // The first answer and the repair (and spares, so running out is not what fails).
+    let model = Model::start(&[answer.clone(), answer.clone(), answer.clone(), answer]);
+    let run = project.papayu(&model, &[], &["run", "--yes", "do it"]);
+    run.expect_code(3);
+    assert!(run.stderr.contains(code), "{run:#?}");
+    assert_tree(&project, &before, &run);
+    assert!(project.outside().is_empty(), "{:?}", project.outside());
+
+    let json = project.papayu(&model, &[], &["run", "--yes", "--json", "do it"]);
+    json.expect_code(3);
+    let doc = json.json();
+    assert_eq!(doc["ok"], json!(false), "{doc}");
+    assert_eq!(doc["code"], json!(code), "{doc}");
+    assert_tree(&project, &before, &json);
+}
+
+#[test]
+fn run_rejects_a_path_outside_the_project_with_exit_3() {
+    check_rejected(
+        json!({"actions": [{"kind": "CREATE_FILE", "path": "../x", "content": "escaped\n"}], "summary": "s"}),
+        "ERR_INVALID_PATH",
+    );
+}
+
+#[test]
+fn run_rejects_writing_dot_env_with_exit_3() {
+    check_rejected(
+        json!({"actions": [{"kind": "CREATE_FILE", "path": ".env", "content": "API_KEY=x\n"}], "summary": "s"}),
+        "ERR_PROTECTED_PATH",
+    );
+}
+
+#[test]
+fn run_with_a_wrong_base_exits_4_and_changes_nothing() {
+    let project = lib_project();
+    let before = project.tree();
+    let wrong = sha(b"not the file\n");
+    let answer = json!({"actions": [
+        {"kind": "CREATE_FILE", "path": "docs/NOTES.md", "content": NOTES_MD},
+        {"kind": "PATCH_FILE", "path": "src/lib.rs", "base_sha256": wrong, "patch": LIB_PATCH}
+    ], "summary": "s"});
+    let model = Model::start(&[
+        read_request("src/lib.rs"),
+        answer.clone(),
+        answer.clone(),
+        answer,
+    ]);
+    let run = project.papayu(&model, &[], &["run", "--yes", "--json", "make it 42"]);
+    run.expect_code(4);
+    let doc = run.json();
+    assert_eq!(doc["ok"], json!(false), "{doc}");
+    assert_eq!(doc["code"], json!("ERR_BASE_MISMATCH"), "{doc}");
+    assert_tree(&project, &before, &run);
+}
+
+#[test]
+fn run_whose_check_fails_is_rolled_back_with_exit_4() {
+    let project = lib_project();
+    let model = Model::start(&[
+        read_request("src/lib.rs"),
+        change_answer(&sha(LIB_RS.as_bytes())),
+    ]);
+    project
+        .papayu(
+            &model,
+            &[],
+            &["memory", "set", "project.default_test_command", "false"],
+        )
+        .expect_code(0);
+    let before = project.tree();
+    let run = project.papayu(&model, &[], &["run", "--yes", "make it 42"]);
+    run.expect_code(4);
+    assert!(run.stderr.contains("ERR_CHECK_FAILED"), "{run:#?}");
+    assert_tree(&project, &before, &run);
+    assert!(project.outside().is_empty(), "{:?}", project.outside());
+}
+
+#[test]
+fn json_run_prints_one_document_and_undo_restores() {
+    let project = lib_project();
+    let before = project.tree();
+    let model = Model::start(&[
+        read_request("src/lib.rs"),
+        change_answer(&sha(LIB_RS.as_bytes())),
+    ]);
+    let nothing = project.papayu(&model, &[], &["undo", "--json"]);
+    assert_ne!(nothing.code, Some(0), "nothing to undo yet: {nothing:#?}");
+    assert_eq!(nothing.json()["ok"], json!(false), "{nothing:#?}");
+
+    let run = project.papayu(&model, &[], &["--json", "run", "--yes", "make it 42"]);
+    run.expect_code(0);
+    let doc = run.json();
+    assert_eq!(doc["ok"], json!(true), "{doc}");
+    assert_eq!(doc["applied"], json!(true), "{doc}");
+    assert_eq!(doc["selected"], json!([0, 1]), "{doc}");
+    assert_tree(&project, &planned(&before), &run);
+
+    let undo = project.papayu(&model, &[], &["undo", "--json"]);
+    undo.expect_code(0);
+    assert_eq!(undo.json()["ok"], json!(true));
+    assert_tree(&project, &before, &undo);
+
+    let redo = project.papayu(&model, &[], &["redo", "--json"]);
+    redo.expect_code(0);
+    assert_tree(&project, &planned(&before), &redo);
+
+    let undo_again = project.papayu(&model, &[], &["undo", "--json"]);
+    undo_again.expect_code(0);
+    assert_tree(&project, &before, &undo_again);
+    assert_eq!(
+        model.requests().len(),
+        2,
+        "undo and redo never ask the model"
+    );
+}
+
+#[test]
+fn apply_only_selected_actions() {
+    let project = lib_project();
+    let before = project.tree();
+    let model = Model::start(&[
+        read_request("src/lib.rs"),
+        plan_answer("1) return 42\n2) note it"),
+        change_answer(&sha(LIB_RS.as_bytes())),
+    ]);
+    project
+        .papayu(&model, &[], &["plan", "make it 42"])
+        .expect_code(0);
+    let apply = project.papayu(&model, &[], &["apply", "--yes", "--only", "1"]);
+    apply.expect_code(0);
+    let mut expected = before.clone();
+    expected.insert("docs/".into(), Vec::new());
+    expected.insert("docs/NOTES.md".into(), NOTES_MD.into());
+    assert_tree(&project, &expected, &apply);
+}
+
+#[test]
+fn r_detected_python_check_writes_nothing_but_the_plan() {
+    // A Python project gets `python3 -m compileall` as its detected check; the check must
+    // not leave bytecode behind: the tree after apply is exactly the planned one.
+    let project = Project::new(&[
+        (
+            "pyproject.toml",
+            "[project]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+        ),
+        ("calc.py", "def add(a, b):\n    return a + b\n"),
+    ]);
+    let before = project.tree();
+    let answer = json!({"actions": [
+        {"kind": "CREATE_FILE", "path": "util.py", "content": "def sub(a, b):\n    return a - b\n"}
+    ], "summary": "add sub"});
+    let model = Model::start(&[answer]);
+    let run = project.papayu(&model, &[], &["run", "--yes", "create util.py with sub()"]);
+    run.expect_code(0);
+    let mut expected = before.clone();
+    expected.insert(
+        "util.py".into(),
+        "def sub(a, b):\n    return a - b\n".into(),
+    );
+    assert_tree(&project, &expected, &run);
+}
+
+#[test]
+fn r_failed_python_check_rolls_back_without_bytecode_left() {
+    let project = Project::new(&[
+        (
+            "pyproject.toml",
+            "[project]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+        ),
+        ("calc.py", "def add(a, b):\n    return a + b\n"),
+    ]);
+    let before = project.tree();
+    let broken = json!({"actions": [
+        {"kind": "CREATE_FILE", "path": "util.py", "content": "def sub(a, b)\n    return a - b\n"}
+    ], "summary": "add sub"});
+    let model = Model::start(&[broken]);
+    let run = project.papayu(&model, &[], &["run", "--yes", "create util.py with sub()"]);
+    run.expect_code(4);
+    assert!(run.stderr.contains("ERR_CHECK_FAILED"), "{run:#?}");
+    assert_tree(&project, &before, &run);
+}
