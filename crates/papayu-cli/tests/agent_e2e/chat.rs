@@ -1,0 +1,192 @@
+//! `papayu chat` through a pseudo-terminal: goal → plan → "ok" → preview → "y" → applied →
+//! "undo" → restored → "quit". On a terminal papayu streams the answers, so the scripted
+//! model answers with server-sent events here.
+
+use std::io::ErrorKind;
+use std::time::{Duration, Instant};
+
+use expectrl::Expect;
+use expectrl::process::unix::WaitStatus;
+use expectrl::session::OsSession;
+
+use crate::support::*;
+
+/// The longest any single step of a conversation may take.
+const STEP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A `papayu chat` session on a pseudo-terminal, keeping everything it printed.
+struct Chat {
+    session: OsSession,
+    transcript: Vec<u8>,
+    seen: usize,
+}
+
+impl Chat {
+    fn start(project: &Project, model: &Model) -> Chat {
+        let mut cmd = project.command(model, &[("TERM", "dumb")], &["chat"]);
+        cmd.env("PAPAYU_TRACE", "1");
+        let session = expectrl::Session::spawn(cmd).expect("spawn papayu chat on a pty");
+        Chat {
+            session,
+            transcript: Vec::new(),
+            seen: 0,
+        }
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.transcript).into_owned()
+    }
+
+    /// Read until `needle` appears after what earlier calls matched; fail after
+    /// [`STEP_TIMEOUT`] or at end of output, showing the whole transcript.
+    #[track_caller]
+    fn expect(&mut self, needle: &str) {
+        let started = Instant::now();
+        let mut buf = [0u8; 4096];
+        loop {
+            if let Some(i) = find(&self.transcript[self.seen..], needle.as_bytes()) {
+                self.seen += i + needle.len();
+                return;
+            }
+            assert!(
+                started.elapsed() < STEP_TIMEOUT,
+                "no {needle:?} after {STEP_TIMEOUT:?}; transcript:\n{}",
+                self.text()
+            );
+            match self.session.try_read(&mut buf) {
+                Ok(0) => panic!(
+                    "papayu chat ended before {needle:?}; transcript:\n{}",
+                    self.text()
+                ),
+                Ok(n) => self.transcript.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                // EIO: the child closed the terminal.
+                Err(e) => panic!(
+                    "papayu chat ended ({e}) before {needle:?}; transcript:\n{}",
+                    self.text()
+                ),
+            }
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        self.session.send_line(line).unwrap();
+    }
+
+    /// Wait (bounded) for the process to end; its exit code.
+    fn exit_code(mut self) -> i32 {
+        let started = Instant::now();
+        let mut buf = [0u8; 4096];
+        loop {
+            // Drain the terminal so the child never blocks writing to it.
+            while let Ok(n) = self.session.try_read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                self.transcript.extend_from_slice(&buf[..n]);
+            }
+            match self.session.get_process().status() {
+                Ok(WaitStatus::StillAlive) => {}
+                Ok(WaitStatus::Exited(_, code)) => return code,
+                other => panic!("papayu chat: {other:?}; transcript:\n{}", self.text()),
+            }
+            assert!(
+                started.elapsed() < STEP_TIMEOUT,
+                "papayu chat did not exit; transcript:\n{}",
+                self.text()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// One goal → plan → `trigger` → preview → "y" → applied → "undo" → restored round.
+fn plan_confirm_undo(chat: &mut Chat, project: &Project, trigger: &str, before: &Tree) {
+    chat.send("make answer() return 42");
+    chat.expect("Diagnosis: answer() returns 41.");
+    chat.expect("Say \"ok\" to apply this plan.");
+    chat.expect("> ");
+    assert_tree(project, before, &chat.text());
+
+    chat.send(trigger);
+    chat.expect("[0] PATCH_FILE src/lib.rs");
+    chat.expect("+    42");
+    chat.expect("Apply these changes? [y/N]");
+    assert_tree(project, before, &"the preview wrote something");
+
+    chat.send("y");
+    chat.expect("Applied (transaction");
+    chat.expect("> ");
+    let mut applied = before.clone();
+    applied.insert("src/lib.rs".into(), LIB_RS_42.into());
+    applied.insert("docs/".into(), Vec::new());
+    applied.insert("docs/NOTES.md".into(), NOTES_MD.into());
+    assert_tree(project, &applied, &chat.text());
+
+    chat.send("undo");
+    chat.expect("Undone (transaction");
+    chat.expect("> ");
+    assert_tree(project, before, &chat.text());
+}
+
+fn script() -> Vec<serde_json::Value> {
+    vec![
+        read_request("src/lib.rs"),
+        plan_answer("Diagnosis: answer() returns 41.\n1) return 42\n2) note it"),
+        change_answer(&sha(LIB_RS.as_bytes())),
+    ]
+}
+
+#[test]
+fn chat_plan_ok_confirm_undo_quit() {
+    let project = Project::new(&[("src/lib.rs", LIB_RS)]);
+    let before = project.tree();
+    let model = Model::start(&script());
+    let mut chat = Chat::start(&project, &model);
+    chat.expect("papayu chat");
+    chat.expect("> ");
+    plan_confirm_undo(&mut chat, &project, "ok", &before);
+    chat.send("quit");
+    assert_eq!(chat.exit_code(), 0);
+    assert!(
+        model.requests().iter().all(|r| r["stream"] == true),
+        "a terminal streams"
+    );
+    let modes: Vec<String> = project
+        .traces()
+        .iter()
+        .map(|t| t["mode"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(modes, ["PLAN", "APPLY"]);
+}
+
+#[test]
+fn chat_da_triggers_the_saved_plan_and_no_declines() {
+    let project = Project::new(&[("src/lib.rs", LIB_RS)]);
+    let before = project.tree();
+    let mut answers = script();
+    // A second change, declined.
+    answers.push(read_request("src/lib.rs"));
+    answers.push(change_answer(&sha(LIB_RS.as_bytes())));
+    let model = Model::start(&answers);
+    let mut chat = Chat::start(&project, &model);
+    chat.expect("> ");
+    plan_confirm_undo(&mut chat, &project, "да", &before);
+
+    // "apply:" asks for changes directly; "n" leaves everything as it is.
+    chat.send("apply: make answer() return 42");
+    chat.expect("Apply these changes? [y/N]");
+    chat.send("n");
+    chat.expect("not applied");
+    chat.expect("> ");
+    assert_tree(&project, &before, &chat.text());
+    chat.send("quit");
+    // The last turn was declined: the exit code says so.
+    assert_eq!(chat.exit_code(), 1);
+}
