@@ -9,6 +9,7 @@
 
 mod checks;
 mod common;
+mod engine;
 mod faults;
 mod fixtures;
 mod symlinks;

@@ -11,7 +11,13 @@ fn action(kind: ActionKind, old: &[u8]) -> Action {
 }
 
 fn edit(anchor: &str, before: &str, after: &str, occurrence: Option<u32>) -> Edit {
-    Edit { anchor: anchor.into(), before: before.into(), after: after.into(), occurrence, ..Edit::default() }
+    Edit {
+        anchor: anchor.into(),
+        before: before.into(),
+        after: after.into(),
+        occurrence,
+        ..Edit::default()
+    }
 }
 
 fn edit_action(old: &str, edits: Vec<Edit>) -> Action {
@@ -31,7 +37,10 @@ fn ok(old: Option<&str>, a: &Action, opts: EngineOptions, expect: &str) {
 #[track_caller]
 fn err(old: Option<&[u8]>, a: &Action, code: ErrorCode, needles: &[&str]) {
     match compute(old, a, &EngineOptions::default()) {
-        Ok(out) => panic!("expected {code}, got {:?}", String::from_utf8_lossy(&out.new_bytes)),
+        Ok(out) => panic!(
+            "expected {code}, got {:?}",
+            String::from_utf8_lossy(&out.new_bytes)
+        ),
         Err(e) => {
             assert_eq!(e.code(), code, "{e}");
             let msg = e.to_string();
@@ -42,14 +51,23 @@ fn err(old: Option<&[u8]>, a: &Action, code: ErrorCode, needles: &[&str]) {
     }
 }
 
-const LF: EngineOptions = EngineOptions { normalize_eol_lf: true };
-const KEEP: EngineOptions = EngineOptions { normalize_eol_lf: false };
+const LF: EngineOptions = EngineOptions {
+    normalize_eol_lf: true,
+};
+const KEEP: EngineOptions = EngineOptions {
+    normalize_eol_lf: false,
+};
 
 #[test]
 fn base_mismatch_reports_both_hashes() {
     let mut a = action(ActionKind::PatchFile, b"other");
     a.patch = Some("@@ -1 +1 @@\n-a\n+b\n".into());
-    err(Some(b"a\n"), &a, BaseMismatch, &[&sha256_hex(b"other"), &sha256_hex(b"a\n")]);
+    err(
+        Some(b"a\n"),
+        &a,
+        BaseMismatch,
+        &[&sha256_hex(b"other"), &sha256_hex(b"a\n")],
+    );
 }
 
 #[test]
@@ -79,11 +97,36 @@ fn non_utf8_file_rejected() {
 
 #[test]
 fn missing_fields_and_unsupported_kinds() {
-    err(Some(b"a"), &Action::new(ActionKind::UpdateFile, "f"), ContentRequired, &["content"]);
-    err(Some(b"a"), &action(ActionKind::PatchFile, b"a"), PatchRequired, &["patch"]);
-    err(Some(b"a"), &action(ActionKind::EditFile, b"a"), PatchRequired, &["edits"]);
-    err(Some(b"a"), &Action::new(ActionKind::PatchFile, "f"), BaseSha256Invalid, &["base_sha256"]);
-    err(Some(b"a"), &Action::new(ActionKind::DeleteFile, "f"), UnknownKind, &["DELETE_FILE"]);
+    err(
+        Some(b"a"),
+        &Action::new(ActionKind::UpdateFile, "f"),
+        ContentRequired,
+        &["content"],
+    );
+    err(
+        Some(b"a"),
+        &action(ActionKind::PatchFile, b"a"),
+        PatchRequired,
+        &["patch"],
+    );
+    err(
+        Some(b"a"),
+        &action(ActionKind::EditFile, b"a"),
+        PatchRequired,
+        &["edits"],
+    );
+    err(
+        Some(b"a"),
+        &Action::new(ActionKind::PatchFile, "f"),
+        BaseSha256Invalid,
+        &["base_sha256"],
+    );
+    err(
+        Some(b"a"),
+        &Action::new(ActionKind::DeleteFile, "f"),
+        UnknownKind,
+        &["DELETE_FILE"],
+    );
 }
 
 #[test]
@@ -138,22 +181,80 @@ fn replace_range() {
 #[test]
 fn edit_file_semantics() {
     let old = "fn a() {\n    x();\n}\nfn b() {\n    x();\n}\n";
-    ok(Some(old), &edit_action(old, vec![edit("fn b", "x();", "y();", None)]), KEEP, "fn a() {\n    x();\n}\nfn b() {\n    y();\n}\n");
+    ok(
+        Some(old),
+        &edit_action(old, vec![edit("fn b", "x();", "y();", None)]),
+        KEEP,
+        "fn a() {\n    x();\n}\nfn b() {\n    y();\n}\n",
+    );
     // `before` is never searched before the anchor
-    err(Some(old.as_bytes()), &edit_action(old, vec![edit("fn b", "fn a", "z", None)]), EditBeforeNotFound, &["line 4"]);
-    err(Some(old.as_bytes()), &edit_action(old, vec![edit("fn c", "x", "z", None)]), EditAnchorNotFound, &["\"fn c\""]);
-    err(Some(old.as_bytes()), &edit_action(old, vec![edit("fn", "x", "z", None)]), EditAmbiguous, &["anchor occurs 2 times"]);
+    err(
+        Some(old.as_bytes()),
+        &edit_action(old, vec![edit("fn b", "fn a", "z", None)]),
+        EditBeforeNotFound,
+        &["line 4"],
+    );
+    err(
+        Some(old.as_bytes()),
+        &edit_action(old, vec![edit("fn c", "x", "z", None)]),
+        EditAnchorNotFound,
+        &["\"fn c\""],
+    );
+    err(
+        Some(old.as_bytes()),
+        &edit_action(old, vec![edit("fn", "x", "z", None)]),
+        EditAmbiguous,
+        &["anchor occurs 2 times"],
+    );
     // after `fn a` the text `x();` occurs twice within the window
-    err(Some(old.as_bytes()), &edit_action(old, vec![edit("fn a", "x();", "z", None)]), EditAmbiguous, &["before occurs 2 times"]);
+    err(
+        Some(old.as_bytes()),
+        &edit_action(old, vec![edit("fn a", "x();", "z", None)]),
+        EditAmbiguous,
+        &["before occurs 2 times"],
+    );
     // occurrence picks the anchor; the first `before` after it is used
-    ok(Some(old), &edit_action(old, vec![edit("fn", "x();", "z();", Some(2))]), KEEP, "fn a() {\n    x();\n}\nfn b() {\n    z();\n}\n");
-    err(Some(old.as_bytes()), &edit_action(old, vec![edit("fn", "x", "z", Some(3))]), EditAnchorNotFound, &["occurrence 3, file has 2"]);
-    err(Some(old.as_bytes()), &edit_action(old, vec![edit("fn", "x", "z", Some(0))]), EditApplyFailed, &["1-based"]);
-    err(Some(old.as_bytes()), &edit_action(old, vec![edit("", "x", "z", None)]), EditApplyFailed, &["anchor"]);
-    err(Some(old.as_bytes()), &edit_action(old, vec![edit("fn a", "", "z", None)]), EditApplyFailed, &["before"]);
+    ok(
+        Some(old),
+        &edit_action(old, vec![edit("fn", "x();", "z();", Some(2))]),
+        KEEP,
+        "fn a() {\n    x();\n}\nfn b() {\n    z();\n}\n",
+    );
+    err(
+        Some(old.as_bytes()),
+        &edit_action(old, vec![edit("fn", "x", "z", Some(3))]),
+        EditAnchorNotFound,
+        &["occurrence 3, file has 2"],
+    );
+    err(
+        Some(old.as_bytes()),
+        &edit_action(old, vec![edit("fn", "x", "z", Some(0))]),
+        EditApplyFailed,
+        &["1-based"],
+    );
+    err(
+        Some(old.as_bytes()),
+        &edit_action(old, vec![edit("", "x", "z", None)]),
+        EditApplyFailed,
+        &["anchor"],
+    );
+    err(
+        Some(old.as_bytes()),
+        &edit_action(old, vec![edit("fn a", "", "z", None)]),
+        EditApplyFailed,
+        &["before"],
+    );
     // edits apply in order to the evolving text
-    let seq = vec![edit("fn a", "x();", "AAA();", Some(1)), edit("AAA", "AAA", "BBB", None)];
-    ok(Some(old), &edit_action(old, seq), KEEP, &old.replacen("x();", "BBB();", 1));
+    let seq = vec![
+        edit("fn a", "x();", "AAA();", Some(1)),
+        edit("AAA", "AAA", "BBB", None),
+    ];
+    ok(
+        Some(old),
+        &edit_action(old, seq),
+        KEEP,
+        &old.replacen("x();", "BBB();", 1),
+    );
 }
 
 #[test]
@@ -161,23 +262,53 @@ fn edit_window_is_4000_characters_not_bytes() {
     // 3999 three-byte characters after the anchor's start: still within the window by chars
     let pad: String = "é".repeat(3990);
     let old = format!("ANCHOR{pad}TARGET\n");
-    ok(Some(&old), &edit_action(&old, vec![edit("ANCHOR", "TARGET", "done", None)]), KEEP, &format!("ANCHOR{pad}done\n"));
+    ok(
+        Some(&old),
+        &edit_action(&old, vec![edit("ANCHOR", "TARGET", "done", None)]),
+        KEEP,
+        &format!("ANCHOR{pad}done\n"),
+    );
     let far = format!("ANCHOR{}TARGET\n", "é".repeat(4001));
-    err(Some(far.as_bytes()), &edit_action(&far, vec![edit("ANCHOR", "TARGET", "x", None)]), EditBeforeNotFound, &["4000"]);
+    err(
+        Some(far.as_bytes()),
+        &edit_action(&far, vec![edit("ANCHOR", "TARGET", "x", None)]),
+        EditBeforeNotFound,
+        &["4000"],
+    );
 }
 
 #[test]
 fn edit_crlf_file_with_lf_strings() {
     let old = "\u{feff}a\r\nb\r\nc\r\n";
-    ok(Some(old), &edit_action(old, vec![edit("a", "a\nb", "A\nB\nB2", None)]), KEEP, "\u{feff}A\r\nB\r\nB2\r\nc\r\n");
-    ok(Some(old), &edit_action(old, vec![edit("a", "a\nb", "A\nB", None)]), LF, "\u{feff}A\nB\nc\n");
+    ok(
+        Some(old),
+        &edit_action(old, vec![edit("a", "a\nb", "A\nB\nB2", None)]),
+        KEEP,
+        "\u{feff}A\r\nB\r\nB2\r\nc\r\n",
+    );
+    ok(
+        Some(old),
+        &edit_action(old, vec![edit("a", "a\nb", "A\nB", None)]),
+        LF,
+        "\u{feff}A\nB\nc\n",
+    );
 }
 
 #[test]
 fn edit_multibyte_is_char_safe() {
     let old = "ñandú — 🦀 crab\n";
-    ok(Some(old), &edit_action(old, vec![edit("🦀", "🦀 crab", "🦞 lobster", None)]), KEEP, "ñandú — 🦞 lobster\n");
-    ok(Some(old), &edit_action(old, vec![edit("ñ", "ú", "u", None)]), KEEP, "ñandu — 🦀 crab\n");
+    ok(
+        Some(old),
+        &edit_action(old, vec![edit("🦀", "🦀 crab", "🦞 lobster", None)]),
+        KEEP,
+        "ñandú — 🦞 lobster\n",
+    );
+    ok(
+        Some(old),
+        &edit_action(old, vec![edit("ñ", "ú", "u", None)]),
+        KEEP,
+        "ñandu — 🦀 crab\n",
+    );
 }
 
 #[test]
@@ -185,10 +316,17 @@ fn compute_with_base_checks_the_original_hash() {
     let original = "a\nb\nc\n";
     let first = edit_action(original, vec![edit("a", "a", "A", None)]);
     let second = edit_action(original, vec![edit("c", "c", "C", None)]);
-    let step1 = compute(Some(original.as_bytes()), &first, &KEEP).unwrap().new_bytes;
+    let step1 = compute(Some(original.as_bytes()), &first, &KEEP)
+        .unwrap()
+        .new_bytes;
     // plain compute on the evolved bytes sees a different hash …
-    assert_eq!(compute(Some(&step1), &second, &KEEP).unwrap_err().code(), EditBaseMismatch);
+    assert_eq!(
+        compute(Some(&step1), &second, &KEEP).unwrap_err().code(),
+        EditBaseMismatch
+    );
     // … compute_with_base checks against the original
-    let step2 = compute_with_base(Some(&step1), Some(original.as_bytes()), &second, &KEEP).unwrap().new_bytes;
+    let step2 = compute_with_base(Some(&step1), Some(original.as_bytes()), &second, &KEEP)
+        .unwrap()
+        .new_bytes;
     assert_eq!(step2, b"A\nb\nC\n");
 }

@@ -25,7 +25,9 @@ fn run(dir: &Path) -> Result<(), String> {
     if action.base_sha256.as_deref() == Some("auto") {
         action.base_sha256 = Some(sha256_hex(before.as_deref().unwrap_or_default()));
     }
-    let opts = EngineOptions { normalize_eol_lf: dir.join("normalize_eol_lf").exists() };
+    let opts = EngineOptions {
+        normalize_eol_lf: dir.join("normalize_eol_lf").exists(),
+    };
     let result = compute(before.as_deref(), &action, &opts);
     match (read("after"), read("error.txt")) {
         (Some(after), None) => match result {
@@ -42,11 +44,20 @@ fn run(dir: &Path) -> Result<(), String> {
             let mut lines = error.lines();
             let code = lines.next().unwrap_or_default().trim();
             match result {
-                Ok(out) => Err(format!("expected {code}, got {:?}", String::from_utf8_lossy(&out.new_bytes))),
-                Err(e) if e.code().as_str() != code => Err(format!("expected {code}, got {}: {e}", e.code())),
+                Ok(out) => Err(format!(
+                    "expected {code}, got {:?}",
+                    String::from_utf8_lossy(&out.new_bytes)
+                )),
+                Err(e) if e.code().as_str() != code => {
+                    Err(format!("expected {code}, got {}: {e}", e.code()))
+                }
                 Err(e) => {
                     let msg = e.to_string();
-                    match lines.map(str::trim).filter(|l| !l.is_empty()).find(|n| !msg.contains(n)) {
+                    match lines
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty())
+                        .find(|n| !msg.contains(n))
+                    {
                         Some(n) => Err(format!("message {msg:?} lacks {n:?}")),
                         None => Ok(()),
                     }
@@ -67,10 +78,28 @@ fn engine_fixtures() {
         .filter(|p| p.is_dir())
         .collect();
     dirs.sort();
-    assert!(dirs.len() >= 10, "expected the engine fixtures under {}, found {}", root.display(), dirs.len());
+    assert!(
+        dirs.len() >= 10,
+        "expected the engine fixtures under {}, found {}",
+        root.display(),
+        dirs.len()
+    );
     let failures: Vec<String> = dirs
         .iter()
-        .filter_map(|d| run(d).err().map(|e| format!("{}: {e}", d.file_name().unwrap_or_default().to_string_lossy())))
+        .filter_map(|d| {
+            run(d).err().map(|e| {
+                format!(
+                    "{}: {e}",
+                    d.file_name().unwrap_or_default().to_string_lossy()
+                )
+            })
+        })
         .collect();
-    assert!(failures.is_empty(), "{} of {} fixtures failed:\n{}", failures.len(), dirs.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} fixtures failed:\n{}",
+        failures.len(),
+        dirs.len(),
+        failures.join("\n")
+    );
 }

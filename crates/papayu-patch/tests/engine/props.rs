@@ -5,7 +5,18 @@ use papayu_patch::engine::{EngineOptions, apply_patch_to_text, compute};
 use papayu_protocol::{Action, ActionKind, Edit, sha256_hex};
 use proptest::prelude::*;
 
-const POOL: &[&str] = &["a", "b", "  c", "fn x() {", "}", "", "\tt", "ü€ 🦀", "    return 1;", "x  "];
+const POOL: &[&str] = &[
+    "a",
+    "b",
+    "  c",
+    "fn x() {",
+    "}",
+    "",
+    "\tt",
+    "ü€ 🦀",
+    "    return 1;",
+    "x  ",
+];
 
 fn render(lines: &[&str], crlf: bool, final_newline: bool) -> String {
     let eol = if crlf { "\r\n" } else { "\n" };
@@ -23,7 +34,11 @@ fn lines_strategy() -> impl Strategy<Value = Vec<&'static str>> {
 fn mutate(old: &[&'static str], ops: &[(u8, usize, &'static str)]) -> Vec<&'static str> {
     let mut new = old.to_vec();
     for &(op, at, line) in ops {
-        let i = if new.is_empty() { 0 } else { at % (new.len() + 1) };
+        let i = if new.is_empty() {
+            0
+        } else {
+            at % (new.len() + 1)
+        };
         match op % 3 {
             0 => new.insert(i, line),
             1 if i < new.len() => {

@@ -9,32 +9,57 @@ const TEN: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
 
 #[test]
 fn exact_at_stated_line() {
-    check(TEN, "--- a/f\n+++ b/f\n@@ -4,3 +4,3 @@\n four\n-five\n+FIVE\n six\n", &TEN.replace("five", "FIVE"), &[Exact]);
+    check(
+        TEN,
+        "--- a/f\n+++ b/f\n@@ -4,3 +4,3 @@\n four\n-five\n+FIVE\n six\n",
+        &TEN.replace("five", "FIVE"),
+        &[Exact],
+    );
 }
 
 #[test]
 fn offset_when_header_line_is_wrong_but_match_unique() {
-    check(TEN, "@@ -1,3 +1,3 @@\n four\n-five\n+FIVE\n six\n", &TEN.replace("five", "FIVE"), &[Offset]);
+    check(
+        TEN,
+        "@@ -1,3 +1,3 @@\n four\n-five\n+FIVE\n six\n",
+        &TEN.replace("five", "FIVE"),
+        &[Offset],
+    );
 }
 
 #[test]
 fn later_hunks_use_previous_offset() {
     let patch = "@@ -2,1 +2,1 @@\n-three\n+3\n@@ -6,1 +6,1 @@\n-seven\n+7\n";
     // both stated one line early; the second is found at stated+drift, so it is Exact
-    check(TEN, patch, &TEN.replace("three", "3").replace("seven", "7"), &[Offset, Exact]);
+    check(
+        TEN,
+        patch,
+        &TEN.replace("three", "3").replace("seven", "7"),
+        &[Offset, Exact],
+    );
 }
 
 #[test]
 fn trailing_whitespace_tier() {
     let text = "fn a() {   \n    x();\t\n}\n";
-    check(text, "@@ -1,3 +1,3 @@\n fn a() {\n-    x();\n+    y();\n }\n", "fn a() {   \n    y();\n}\n", &[TrailingWhitespace]);
+    check(
+        text,
+        "@@ -1,3 +1,3 @@\n fn a() {\n-    x();\n+    y();\n }\n",
+        "fn a() {   \n    y();\n}\n",
+        &[TrailingWhitespace],
+    );
 }
 
 #[test]
 fn indentation_tier_reindents_replacement_added_indent() {
     let text = "mod m {\n    fn a() {\n        x();\n    }\n}\n";
     let patch = "@@ -2,3 +2,4 @@\n fn a() {\n-    x();\n+    y();\n+    z();\n }\n";
-    check(text, patch, "mod m {\n    fn a() {\n        y();\n        z();\n    }\n}\n", &[Indentation]);
+    check(
+        text,
+        patch,
+        "mod m {\n    fn a() {\n        y();\n        z();\n    }\n}\n",
+        &[Indentation],
+    );
 }
 
 #[test]
@@ -48,59 +73,109 @@ fn indentation_tier_reindents_replacement_removed_indent() {
 fn indentation_tier_with_tab_space_table() {
     let text = "fn f() {\n\tif x {\n\t\ty();\n\t}\n}\n";
     let patch = "@@ -2,3 +2,3 @@\n     if x {\n-        y();\n+        z();\n     }\n";
-    check(text, patch, "fn f() {\n\tif x {\n\t\tz();\n\t}\n}\n", &[Indentation]);
+    check(
+        text,
+        patch,
+        "fn f() {\n\tif x {\n\t\tz();\n\t}\n}\n",
+        &[Indentation],
+    );
 }
 
 #[test]
 fn inconsistent_indent_that_cannot_be_mapped_is_rejected() {
     let text = "a\n  b\n    c\n";
     // `+` line indent (3 spaces) maps to nothing the old lines establish
-    check_err(text, "@@ -1,3 +1,3 @@\n  a\n b\n-  c\n+   d\n", PatchApplyFailed, &["indentation"]);
+    check_err(
+        text,
+        "@@ -1,3 +1,3 @@\n  a\n b\n-  c\n+   d\n",
+        PatchApplyFailed,
+        &["indentation"],
+    );
 }
 
 #[test]
 fn duplicated_block_with_usable_hint_applies_at_hint() {
     let text = "x\nA\nB\nC\ny\nA\nB\nC\nz\n";
-    check(text, "@@ -6,3 +6,3 @@\n A\n-B\n+BB\n C\n", "x\nA\nB\nC\ny\nA\nBB\nC\nz\n", &[Exact]);
+    check(
+        text,
+        "@@ -6,3 +6,3 @@\n A\n-B\n+BB\n C\n",
+        "x\nA\nB\nC\ny\nA\nBB\nC\nz\n",
+        &[Exact],
+    );
 }
 
 #[test]
 fn duplicated_block_without_usable_hint_is_ambiguous() {
     let text = "x\nA\nB\nC\ny\nA\nB\nC\nz\n";
-    check_err(text, "@@ -4,3 +4,3 @@\n A\n-B\n+BB\n C\n", PatchApplyFailed, &["several places", "[2, 6]", "hunk #1"]);
+    check_err(
+        text,
+        "@@ -4,3 +4,3 @@\n A\n-B\n+BB\n C\n",
+        PatchApplyFailed,
+        &["several places", "[2, 6]", "hunk #1"],
+    );
 }
 
 #[test]
 fn zero_context_ambiguous_hunk_with_untrusted_header_is_rejected() {
     let text = "a\n}\nb\n}\n";
     // counts wrong (says 2 lines) → header untrusted → `}` occurs twice → reject
-    check_err(text, "@@ -2,2 +2,2 @@\n-}\n+};\n", PatchApplyFailed, &["several places"]);
+    check_err(
+        text,
+        "@@ -2,2 +2,2 @@\n-}\n+};\n",
+        PatchApplyFailed,
+        &["several places"],
+    );
 }
 
 #[test]
 fn zero_context_non_unique_hunk_rejected_even_with_exact_header() {
-    check_err("a\n}\nb\n}\n", "@@ -4 +4 @@\n-}\n+};\n", PatchApplyFailed, &["several places"]);
+    check_err(
+        "a\n}\nb\n}\n",
+        "@@ -4 +4 @@\n-}\n+};\n",
+        PatchApplyFailed,
+        &["several places"],
+    );
 }
 
 #[test]
 fn zero_context_unique_hunk_applies() {
-    check("a\n}\nb\n}\n", "@@ -3 +3 @@\n-b\n+B\n", "a\n}\nB\n}\n", &[Exact]);
+    check(
+        "a\n}\nb\n}\n",
+        "@@ -3 +3 @@\n-b\n+B\n",
+        "a\n}\nB\n}\n",
+        &[Exact],
+    );
 }
 
 #[test]
 fn pure_insertion_corroborated_by_exact_hunks() {
-    check("a\nb\nc\n", "@@ -1,0 +2 @@\n+x\n@@ -3 +4 @@\n-c\n+C\n", "a\nx\nb\nC\n", &[Exact, Exact]);
+    check(
+        "a\nb\nc\n",
+        "@@ -1,0 +2 @@\n+x\n@@ -3 +4 @@\n-c\n+C\n",
+        "a\nx\nb\nC\n",
+        &[Exact, Exact],
+    );
     check("", "@@ -0,0 +1,2 @@\n+x\n+y\n", "x\ny\n", &[Exact]);
 }
 
 #[test]
 fn lone_context_free_insertion_into_non_empty_file_is_rejected() {
-    check_err("a\nb\n", "@@ -1,0 +2,1 @@\n+x\n", PatchApplyFailed, &["without context", "hunk #1"]);
+    check_err(
+        "a\nb\n",
+        "@@ -1,0 +2,1 @@\n+x\n",
+        PatchApplyFailed,
+        &["without context", "hunk #1"],
+    );
 }
 
 #[test]
 fn pure_insertion_past_end_is_rejected() {
-    check_err("a\nb\n", "@@ -5,0 +6,1 @@\n+x\n", PatchApplyFailed, &["only inserts"]);
+    check_err(
+        "a\nb\n",
+        "@@ -5,0 +6,1 @@\n+x\n",
+        PatchApplyFailed,
+        &["only inserts"],
+    );
 }
 
 #[test]
@@ -118,81 +193,157 @@ fn overlapping_hunks_rejected() {
 #[test]
 fn out_of_order_unique_hunks_apply() {
     let patch = "@@ -8,1 +8,1 @@\n-eight\n+8\n@@ -2,1 +2,1 @@\n-two\n+2\n";
-    check(TEN, patch, &TEN.replace("eight", "8").replace("two", "2"), &[Exact, Exact]);
+    check(
+        TEN,
+        patch,
+        &TEN.replace("eight", "8").replace("two", "2"),
+        &[Exact, Exact],
+    );
 }
 
 #[test]
 fn out_of_order_non_unique_hunk_rejected() {
     let text = "a\nb\na\nc\n";
     let patch = "@@ -4,1 +4,1 @@\n-c\n+C\n@@ -3,1 +3,1 @@\n-a\n+A\n";
-    check_err(text, patch, PatchApplyFailed, &["hunk #2", "several places"]);
+    check_err(
+        text,
+        patch,
+        PatchApplyFailed,
+        &["hunk #2", "several places"],
+    );
 }
 
 #[test]
 fn wrong_header_counts_tolerated() {
-    check(TEN, "@@ -4,9 +4,1 @@\n four\n-five\n+FIVE\n six\n", &TEN.replace("five", "FIVE"), &[Exact]);
-    check(TEN, "@@ -4,1 +4,1 @@\n four\n-five\n+FIVE\n six\n", &TEN.replace("five", "FIVE"), &[Exact]);
+    check(
+        TEN,
+        "@@ -4,9 +4,1 @@\n four\n-five\n+FIVE\n six\n",
+        &TEN.replace("five", "FIVE"),
+        &[Exact],
+    );
+    check(
+        TEN,
+        "@@ -4,1 +4,1 @@\n four\n-five\n+FIVE\n six\n",
+        &TEN.replace("five", "FIVE"),
+        &[Exact],
+    );
 }
 
 #[test]
 fn empty_context_line_without_space_is_context() {
     let text = "a\n\nb\nc\n";
-    check(text, "@@ -1,4 +1,4 @@\n a\n\n b\n-c\n+C\n", "a\n\nb\nC\n", &[Exact]);
+    check(
+        text,
+        "@@ -1,4 +1,4 @@\n a\n\n b\n-c\n+C\n",
+        "a\n\nb\nC\n",
+        &[Exact],
+    );
 }
 
 #[test]
 fn conflicting_edit_at_stated_place_is_not_relocated_to_a_look_alike() {
     let text = "let alpha = 1;\nlet beta = 2;\nlet gamma = 3;\nmid\nlet alpha = 1;\nlet beta = 20;\nlet gamma = 3;\n";
     // the patch targets lines 5-7, which someone changed (beta = 20); lines 1-3 look the same
-    let patch = "@@ -5,3 +5,3 @@\n let alpha = 1;\n-let beta = 2;\n+let beta = 5;\n let gamma = 3;\n";
-    check_err(text, patch, PatchApplyFailed, &["conflicting edit", "let beta = 20;"]);
+    let patch =
+        "@@ -5,3 +5,3 @@\n let alpha = 1;\n-let beta = 2;\n+let beta = 5;\n let gamma = 3;\n";
+    check_err(
+        text,
+        patch,
+        PatchApplyFailed,
+        &["conflicting edit", "let beta = 20;"],
+    );
 }
 
 #[test]
 fn no_match_names_hunk_and_nearest_lines() {
-    check_err(TEN, "@@ -3,2 +3,2 @@\n three\n-FOUR!\n+4\n", PatchApplyFailed, &["hunk #1", "@@ -3,2 +3,2 @@", "not found", "3 | three"]);
+    check_err(
+        TEN,
+        "@@ -3,2 +3,2 @@\n three\n-FOUR!\n+4\n",
+        PatchApplyFailed,
+        &["hunk #1", "@@ -3,2 +3,2 @@", "not found", "3 | three"],
+    );
 }
 
 #[test]
 fn crlf_file_with_lf_patch_keeps_crlf() {
     let text = TEN.replace('\n', "\r\n");
-    check(&text, "@@ -4,3 +4,4 @@\n four\n-five\n+FIVE\n+5\n six\n", &text.replace("five", "FIVE\r\n5"), &[Exact]);
+    check(
+        &text,
+        "@@ -4,3 +4,4 @@\n four\n-five\n+FIVE\n+5\n six\n",
+        &text.replace("five", "FIVE\r\n5"),
+        &[Exact],
+    );
 }
 
 #[test]
 fn lf_file_with_crlf_patch_keeps_lf() {
-    check(TEN, "@@ -4,3 +4,3 @@\r\n four\r\n-five\r\n+FIVE\r\n six\r\n", &TEN.replace("five", "FIVE"), &[Exact]);
+    check(
+        TEN,
+        "@@ -4,3 +4,3 @@\r\n four\r\n-five\r\n+FIVE\r\n six\r\n",
+        &TEN.replace("five", "FIVE"),
+        &[Exact],
+    );
 }
 
 #[test]
 fn mixed_eol_lines_keep_their_own_terminators() {
-    check("a\r\nb\nc\r\nd\r\n", "@@ -2,2 +2,2 @@\n b\n-c\n+C\n", "a\r\nb\nC\r\nd\r\n", &[Exact]);
+    check(
+        "a\r\nb\nc\r\nd\r\n",
+        "@@ -2,2 +2,2 @@\n b\n-c\n+C\n",
+        "a\r\nb\nC\r\nd\r\n",
+        &[Exact],
+    );
 }
 
 #[test]
 fn bom_preserved() {
-    check("\u{feff}a\nb\n", "@@ -1,2 +1,2 @@\n a\n-b\n+B\n", "\u{feff}a\nB\n", &[Exact]);
+    check(
+        "\u{feff}a\nb\n",
+        "@@ -1,2 +1,2 @@\n a\n-b\n+B\n",
+        "\u{feff}a\nB\n",
+        &[Exact],
+    );
 }
 
 #[test]
 fn no_final_newline_preserved_without_marker() {
-    check("a\nb\nc", "@@ -2,2 +2,2 @@\n b\n-c\n+C\n", "a\nb\nC", &[Exact]);
+    check(
+        "a\nb\nc",
+        "@@ -2,2 +2,2 @@\n b\n-c\n+C\n",
+        "a\nb\nC",
+        &[Exact],
+    );
     check("a\nb", "@@ -2,1 +2,2 @@\n b\n+c\n", "a\nb\nc", &[Exact]);
 }
 
 #[test]
 fn marker_removes_final_newline() {
-    check("a\nb\n", "@@ -2,1 +2,1 @@\n-b\n+B\n\\ No newline at end of file\n", "a\nB", &[Exact]);
+    check(
+        "a\nb\n",
+        "@@ -2,1 +2,1 @@\n-b\n+B\n\\ No newline at end of file\n",
+        "a\nB",
+        &[Exact],
+    );
 }
 
 #[test]
 fn marker_adds_final_newline() {
-    check("a\nb", "@@ -2,1 +2,1 @@\n-b\n\\ No newline at end of file\n+b\n", "a\nb\n", &[Exact]);
+    check(
+        "a\nb",
+        "@@ -2,1 +2,1 @@\n-b\n\\ No newline at end of file\n+b\n",
+        "a\nb\n",
+        &[Exact],
+    );
 }
 
 #[test]
 fn marker_on_context_keeps_no_newline() {
-    check("a\nb", "@@ -1,2 +1,2 @@\n-a\n+A\n b\n\\ No newline at end of file\n", "A\nb", &[Exact]);
+    check(
+        "a\nb",
+        "@@ -1,2 +1,2 @@\n-a\n+A\n b\n\\ No newline at end of file\n",
+        "A\nb",
+        &[Exact],
+    );
 }
 
 #[test]
@@ -204,7 +355,12 @@ fn git_headers_and_mail_signature_tolerated() {
 #[test]
 fn removed_line_starting_with_dashes_inside_counted_hunk() {
     let text = "a\n-- x\n++ y\nb\n";
-    check(text, "@@ -1,4 +1,3 @@\n a\n--- x\n+++ y\n-++ y\n b\n", "a\n++ y\nb\n", &[Exact]);
+    check(
+        text,
+        "@@ -1,4 +1,3 @@\n a\n--- x\n+++ y\n-++ y\n b\n",
+        "a\n++ y\nb\n",
+        &[Exact],
+    );
 }
 
 #[test]
@@ -214,10 +370,19 @@ fn parse_rejections() {
         ("@@ -1,x +1 @@\n a\n", "malformed hunk header"),
         ("@@ -1 +1 @@\n", "has no lines"),
         ("@@ -1,2 +1,2 @@\nfoo\n-b\n", "must start with"),
-        ("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n--- a/g\n+++ b/g\n@@ -1 +1 @@\n-a\n+b\n", "more than one file"),
-        ("diff --git a/f b/f\nBinary files a/f and b/f differ\n", "binary"),
+        (
+            "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n--- a/g\n+++ b/g\n@@ -1 +1 @@\n-a\n+b\n",
+            "more than one file",
+        ),
+        (
+            "diff --git a/f b/f\nBinary files a/f and b/f differ\n",
+            "binary",
+        ),
         ("@@ -1 +1 @@\n-a\n+b\ntrailing garbage\n", "unexpected line"),
-        ("@@ -1,1 +1,1 @@\n\\ No newline at end of file\n", "before any hunk line"),
+        (
+            "@@ -1,1 +1,1 @@\n\\ No newline at end of file\n",
+            "before any hunk line",
+        ),
     ] {
         check_err("a\n", patch, PatchNotUnified, &[needle]);
     }
