@@ -244,11 +244,6 @@ fn normalize(raw: &str) -> Result<String, PathError> {
             "absolute paths are not allowed; use a path relative to the project root",
         ));
     }
-    if raw.starts_with('~') {
-        return Err(PathError::invalid(
-            "`~` (home directory) paths are not allowed; use a path relative to the project root",
-        ));
-    }
     if raw.contains(':') {
         return Err(PathError::invalid(
             "`:` is not allowed in a path (drive letters, NTFS alternate data streams)",
@@ -263,6 +258,12 @@ fn normalize(raw: &str) -> Result<String, PathError> {
     let body = unified.strip_prefix("./").unwrap_or(&unified);
     if body.is_empty() {
         return Err(PathError::invalid("the path names the project root itself"));
+    }
+    // Checked after `./` is stripped, so `./~` and `~` get the same answer (idempotence).
+    if body.starts_with('~') {
+        return Err(PathError::invalid(
+            "`~` (home directory) paths are not allowed; use a path relative to the project root",
+        ));
     }
     for segment in body.split('/') {
         match segment {

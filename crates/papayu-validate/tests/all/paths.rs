@@ -120,6 +120,10 @@ const ADVERSARIAL: &[(&str, ErrorCode)] = &[
     ("~/.ssh/id_rsa", I),
     ("~root/x.rs", I),
     ("~\\x.rs", I),
+    // r_tilde_after_leading_dot_slash: found by the idempotence proptest
+    ("./~", I),
+    (".\\~\\x.rs", I),
+    ("./~/.ssh/config", I),
     // empty, dot and empty segments
     ("", I),
     (" ", I),
