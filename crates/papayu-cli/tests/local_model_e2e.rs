@@ -1,0 +1,372 @@
+//! `papayu run --yes` end to end against the real local model: llama-cpp-python's
+//! OpenAI-compatible server with SmolLM2-135M (set up by `scripts/local-llm.sh`), on a temp
+//! copy of `examples/sample-project`.
+//!
+//! It checks papayu's behaviour, not the 135M model's wisdom: whatever the model answers, the
+//! run ends without a panic (exit 0, 3 or 4), writes a trace, touches nothing outside the
+//! project, changes only the paths of validated actions, leaves the project byte for byte
+//! unchanged when it rejects or rolls back, and steps down from `json_schema` (which this
+//! server refuses) to a form it accepts.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    missing_docs
+)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long the server may take to load the model.
+const READY_TIMEOUT: Duration = Duration::from_secs(90);
+/// How long `papayu run` may take (the model answers at most 512 tokens per call).
+const RUN_TIMEOUT: Duration = Duration::from_secs(150);
+
+/// Kills the server when the test ends, however it ends.
+struct ServerGuard {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Drop for ServerGuard {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.log);
+    }
+}
+
+impl ServerGuard {
+    fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(30)..].join("\n")
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `scripts/local-llm.sh env` → (python, model).
+fn local_llm_paths() -> (String, String) {
+    let out = Command::new("bash")
+        .arg(workspace_root().join("scripts/local-llm.sh"))
+        .arg("env")
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run scripts/local-llm.sh env");
+    assert!(
+        out.status.success(),
+        "scripts/local-llm.sh env: {}",
+        out.status
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let value = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{key}=")))
+            .unwrap_or_else(|| panic!("{key} missing from scripts/local-llm.sh env:\n{text}"))
+            .to_owned()
+    };
+    (value("PAPAYU_E2E_PYTHON"), value("PAPAYU_E2E_MODEL"))
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Whether `GET /v1/models` answers 200.
+fn models_ready(port: u16) -> bool {
+    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    let request =
+        format!("GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    if s.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    let mut head = [0u8; 12];
+    s.read_exact(&mut head).is_ok() && head.ends_with(b" 200")
+}
+
+fn start_server() -> (ServerGuard, u16) {
+    let (python, model) = local_llm_paths();
+    let port = free_port();
+    let log = std::env::temp_dir().join(format!("papayu-cli-e2e-llm-{port}.log"));
+    let log_file = std::fs::File::create(&log).unwrap();
+    let child = Command::new(python)
+        .args(["-m", "llama_cpp.server", "--model", &model])
+        .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--n_ctx", "8192"])
+        .stdin(Stdio::null())
+        .stdout(log_file.try_clone().unwrap())
+        .stderr(log_file)
+        .spawn()
+        .expect("spawn llama_cpp.server");
+    let mut guard = ServerGuard { child, log };
+    let started = Instant::now();
+    while !models_ready(port) {
+        if let Some(status) = guard.child.try_wait().unwrap() {
+            panic!(
+                "llama_cpp.server exited early ({status}):\n{}",
+                guard.log_tail()
+            );
+        }
+        assert!(
+            started.elapsed() < READY_TIMEOUT,
+            "llama_cpp.server not ready after {READY_TIMEOUT:?}:\n{}",
+            guard.log_tail()
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    eprintln!(
+        "local model server ready on port {port} after {:?}",
+        started.elapsed()
+    );
+    (guard, port)
+}
+
+type Tree = BTreeMap<String, Vec<u8>>;
+
+/// Every file and directory under `dir` (`/`-separated, directories with a trailing `/`),
+/// without papayu's own `.papa-yu/`.
+fn tree(dir: &Path) -> Tree {
+    fn walk(base: &Path, dir: &Path, out: &mut Tree) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            let p = e.path();
+            let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+            if rel == ".papa-yu" {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                out.insert(format!("{rel}/"), Vec::new());
+                walk(base, &p, out);
+            } else {
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut out = Tree::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// The paths whose entries differ between two trees.
+fn changed(before: &Tree, after: &Tree) -> BTreeSet<String> {
+    before
+        .keys()
+        .chain(after.keys())
+        .filter(|k| before.get(*k) != after.get(*k))
+        .cloned()
+        .collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+struct Outcome {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+}
+
+/// Run a command to its end, killing it (and failing) after [`RUN_TIMEOUT`].
+fn run_bounded(mut cmd: Command, server: &ServerGuard) -> Outcome {
+    let started = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn papayu");
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = out.read_to_end(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = err.read_to_end(&mut s);
+        s
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > RUN_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            let stderr = String::from_utf8_lossy(&err_reader.join().unwrap()).into_owned();
+            panic!(
+                "papayu run still running after {RUN_TIMEOUT:?}; killed.\nstderr:\n{stderr}\nserver log:\n{}",
+                server.log_tail()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Outcome {
+        status,
+        stdout: String::from_utf8_lossy(&out_reader.join().unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&err_reader.join().unwrap()).into_owned(),
+        elapsed: started.elapsed(),
+    }
+}
+
+#[test]
+fn run_yes_against_the_local_model_is_safe_whatever_it_answers() {
+    let (server, port) = start_server();
+
+    // tmp/{project, sentinel, config, home}: anything else appearing in tmp, or any change to
+    // the sentinel, is a write outside the project.
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("project");
+    copy_dir(&workspace_root().join("examples/sample-project"), &project);
+    let sentinel = tmp.path().join("sentinel");
+    std::fs::create_dir(&sentinel).unwrap();
+    std::fs::write(sentinel.join("calc.py"), "# not the project's\n").unwrap();
+    for d in ["config", "home"] {
+        std::fs::create_dir(tmp.path().join(d)).unwrap();
+    }
+    let before = tree(&project);
+    let sentinel_before = tree(&sentinel);
+
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_papayu"));
+    cmd.args(["-v", "run", "--yes"])
+        .arg("Fix add() in calc.py: it subtracts instead of adding, so test_add fails.")
+        .current_dir(&project)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", tmp.path().join("home"))
+        .env("XDG_CONFIG_HOME", tmp.path().join("config"))
+        .env("PAPAYU_LLM_API_URL", format!("http://127.0.0.1:{port}/v1"))
+        .env("PAPAYU_LLM_MODEL", "smollm2-135m")
+        .env("PAPAYU_LLM_STRICT_JSON", "1")
+        .env("PAPAYU_TRACE", "1")
+        .env("PAPAYU_TRACE_RAW", "1")
+        .env("PAPAYU_LLM_MAX_TOKENS", "512")
+        .env("PAPAYU_LLM_TIMEOUT_SEC", "120")
+        .env("RUST_LOG", "info");
+    let run = run_bounded(cmd, &server);
+    let code = run.status.code();
+    let report = format!(
+        "exit {:?} after {:?}\nstdout:\n{}\nstderr:\n{}",
+        run.status, run.elapsed, run.stdout, run.stderr
+    );
+    eprintln!("{report}");
+
+    // Finished on its own, without a panic or a signal, with a code SPEC §11 allows here.
+    assert!(
+        matches!(code, Some(0 | 3 | 4)),
+        "{report}\nserver log:\n{}",
+        server.log_tail()
+    );
+    assert!(!run.stderr.contains("panicked"), "{report}");
+
+    // Nothing outside the project.
+    let mut outside: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    outside.sort();
+    assert_eq!(
+        outside,
+        ["config", "home", "project", "sentinel"],
+        "{report}"
+    );
+    assert_eq!(tree(&sentinel), sentinel_before, "{report}");
+
+    // A trace was written, for this call, with strict JSON asked for.
+    let traces: Vec<serde_json::Value> = std::fs::read_dir(project.join(".papa-yu/traces"))
+        .unwrap_or_else(|e| panic!("no trace directory ({e}): {report}"))
+        .map(|e| serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap())
+        .collect();
+    assert_eq!(traces.len(), 1, "{report}");
+    let trace = &traces[0];
+    assert_eq!(trace["mode"], "APPLY", "{trace:#}");
+    assert_eq!(trace["strict_json"], true, "{trace:#}");
+    assert_eq!(trace["token_budget"], 512, "{trace:#}");
+    assert!(
+        !trace["attempts"].as_array().unwrap().is_empty(),
+        "{trace:#}"
+    );
+
+    // The server refuses json_schema naming response_format: papayu stepped down and logged it.
+    let fallback = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("LLM_RESPONSE_FORMAT_FALLBACK"))
+        .unwrap_or_else(|| panic!("no response-format fallback logged: {report}"));
+    assert!(fallback.contains("json_schema"), "{fallback}");
+    assert!(fallback.contains("response_format"), "{fallback}");
+
+    let after = tree(&project);
+    match code {
+        Some(0) => {
+            // Valid JSON was obtained and only its actions' paths changed.
+            let validated = &trace["validated_json"];
+            assert!(validated.is_object(), "{trace:#}");
+            let paths: BTreeSet<String> = validated["actions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a["path"].as_str().unwrap().trim_end_matches('/').to_owned())
+                .collect();
+            for p in changed(&before, &after) {
+                let p = p.trim_end_matches('/');
+                assert!(
+                    paths
+                        .iter()
+                        .any(|a| a == p || a.starts_with(&format!("{p}/"))),
+                    "{p} changed but is not the path of a validated action {paths:?}\n{report}"
+                );
+            }
+            if !paths.is_empty() {
+                assert_eq!(trace["apply"]["outcome"], "applied", "{trace:#}");
+            }
+        }
+        _ => {
+            // Rejected (3) or rolled back (4): byte for byte as it was.
+            let diff = changed(&before, &after);
+            assert!(
+                diff.is_empty(),
+                "changed {diff:?} although exit {code:?}\n{report}"
+            );
+            if code == Some(3) {
+                assert_eq!(trace["event"], "LLM_PLAN_ERR", "{trace:#}");
+                assert!(trace["error_code"].is_string(), "{trace:#}");
+            } else {
+                assert!(
+                    trace["error_code"].is_string() || trace["apply"]["outcome"] == "rolled_back",
+                    "{trace:#}"
+                );
+            }
+        }
+    }
+    drop(server);
+}
