@@ -256,3 +256,13 @@ fn doctor_json_detects_the_structured_output_form() {
     offline.expect_code(0);
     assert_eq!(model.requests().len(), before);
 }
+
+#[test]
+fn r_verbose_logs_piped_to_a_file_have_no_colour_codes() {
+    let project = Project::new(&[]);
+    let model = Model::start(&[plan_answer("1) nothing")]);
+    let plan = project.papayu(&model, &[], &["-v", "plan", "look"]);
+    plan.expect_code(0);
+    assert!(plan.stderr.contains("LLM_REQUEST_SENT"), "{plan:#?}");
+    assert!(!plan.stderr.contains('\u{1b}'), "{plan:#?}");
+}
