@@ -54,19 +54,22 @@ pub fn confirm_and_apply(
         return Ok(Exit::Ok);
     }
     if preview.preview.summary.blocked > 0 {
-        if global.json {
-            print_json(preview)?;
-        }
-        eprintln!(
-            "papayu: {} action(s) are blocked; nothing was written",
-            preview.preview.summary.blocked
-        );
         let code = preview
             .preview
             .files
             .iter()
             .find_map(|f| f.error.as_ref().map(|e| e.code))
             .unwrap_or(papayu_protocol::ErrorCode::PatchApplyFailed);
+        if global.json {
+            let mut doc = serde_json::to_value(preview)?;
+            doc["ok"] = serde_json::Value::Bool(false);
+            doc["code"] = serde_json::to_value(code)?;
+            println!("{}", serde_json::to_string_pretty(&doc)?);
+        }
+        eprintln!(
+            "papayu: {} action(s) are blocked; nothing was written",
+            preview.preview.summary.blocked
+        );
         return Ok(crate::cmd::session::exit_for(code));
     }
     let has_deletes = !preview.deletes.is_empty();
@@ -80,6 +83,10 @@ pub fn confirm_and_apply(
             "Apply these changes?".to_owned()
         };
         if !confirm(&question)? {
+            if global.json {
+                let doc = serde_json::json!({"ok": false, "declined": true, "trace_id": preview.trace_id});
+                println!("{}", serde_json::to_string_pretty(&doc)?);
+            }
             eprintln!("papayu: not applied; the plan stays saved");
             return Ok(Exit::Failure);
         }

@@ -284,3 +284,37 @@ fn r_failed_python_check_rolls_back_without_bytecode_left() {
     assert!(run.stderr.contains("ERR_CHECK_FAILED"), "{run:#?}");
     assert_tree(&project, &before, &run);
 }
+
+/// Every outcome of a `--json` command is exactly one JSON document on stdout with `ok`.
+#[test]
+fn json_is_one_document_with_ok_for_every_outcome() {
+    let project = lib_project();
+    let model = Model::start(&[
+        read_request("src/lib.rs"),
+        change_answer(&sha(LIB_RS.as_bytes())),
+    ]);
+    let cases: &[(&[&str], i32, bool)] = &[
+        // Declined (stdin is empty): nothing applied.
+        (&["--json", "run", "make it 42"], 1, false),
+        (&["--json", "apply", "--yes"], 1, false),
+        (&["--json", "trace", "show", "nope"], 1, false),
+        (&["--json", "trace", "list"], 0, true),
+        (&["--json", "memory", "set", "user.nope", "1"], 2, false),
+        (&["--json", "history"], 0, true),
+        (&["--json", "report", "--since", "soon"], 2, false),
+    ];
+    let before = project.tree();
+    for (args, code, ok) in cases {
+        let run = project.papayu(&model, &[], args);
+        assert_eq!(run.code, Some(*code), "{args:?}: {run:#?}");
+        let doc = run.json();
+        assert_eq!(doc["ok"], json!(ok), "{args:?}: {doc:#}");
+    }
+    assert_tree(&project, &before, &"nothing applied");
+    // Without a model name: a configuration (usage) error, still one document.
+    let mut cmd = project.command(&model, &[], &["--json", "plan", "x"]);
+    cmd.env_remove("PAPAYU_LLM_MODEL");
+    let run = run_bounded(cmd);
+    run.expect_code(2);
+    assert_eq!(run.json()["ok"], json!(false), "{run:#?}");
+}
