@@ -210,6 +210,11 @@ impl ApplyPreview {
     pub fn plan(&self) -> &ValidatedPlan {
         &self.plan
     }
+
+    /// Whether this preview applies the saved plan (which stays saved if it is not applied).
+    pub fn from_saved_plan(&self) -> bool {
+        self.from_saved_plan
+    }
 }
 
 /// Result of [`Agent::apply`].

@@ -576,7 +576,7 @@ pub(crate) fn next_seq(root: &Root) -> Result<u64, PatchError> {
     Ok(stack.through_seq.max(max_dir) + 1)
 }
 
-/// What [`recover_locked`] did.
+/// What recovery (`papayu recover`, or opening a project) did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct RecoveryReport {
     /// Transactions found unfinished and rolled back.

@@ -87,7 +87,11 @@ pub fn confirm_and_apply(
                 let doc = serde_json::json!({"ok": false, "declined": true, "trace_id": preview.trace_id});
                 println!("{}", serde_json::to_string_pretty(&doc)?);
             }
-            eprintln!("papayu: not applied; the plan stays saved");
+            if preview.from_saved_plan() {
+                eprintln!("papayu: not applied; the plan stays saved (`papayu apply` asks again)");
+            } else {
+                eprintln!("papayu: not applied; nothing was written");
+            }
             return Ok(Exit::Failure);
         }
     }

@@ -17,7 +17,7 @@ pub struct Args {
     /// Also apply the mode rules of PLAN or APPLY.
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
-    /// Policy file (default: <project>/.papa-yu/policy.json when it exists).
+    /// Policy file (default: PROJECT/.papa-yu/policy.json when it exists).
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
 }
