@@ -140,7 +140,7 @@ pub(crate) enum Op {
     },
     Write {
         path: String,
-        bytes: Vec<u8>,
+        bytes: std::sync::Arc<[u8]>,
         mode: Option<u32>,
     },
     Symlink {

@@ -4,6 +4,7 @@
 //! refuses the plan if any outcome is an error and otherwise journals and runs the ops.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use papayu_protocol::{ActionKind, ErrorCode, ProtocolVersion};
 use papayu_validate::{RelPath, ValidatedAction, ValidatedPlan};
@@ -78,9 +79,9 @@ pub(crate) fn revalidate(version: ProtocolVersion, a: &ValidatedAction) -> Resul
 #[derive(Debug, Clone)]
 pub(crate) struct Effect {
     /// Bytes before (files only; `None` = absent or not a file).
-    pub(crate) old: Option<Vec<u8>>,
+    pub(crate) old: Option<Arc<[u8]>>,
     /// Bytes after (`None` = the file is removed or the action is not about file content).
-    pub(crate) new: Option<Vec<u8>>,
+    pub(crate) new: Option<Arc<[u8]>>,
     pub(crate) hunks: Vec<HunkReport>,
     /// The action changes nothing (CREATE_DIR of an existing dir, DELETE of a missing path).
     pub(crate) noop: bool,
@@ -99,13 +100,15 @@ struct Overlay {
     /// path → (state after the plan so far, index of its op in `ops`)
     state: HashMap<String, (Sim, usize)>,
     /// path → original bytes (for EDIT chains checking the base against the original).
-    original: HashMap<String, Option<Vec<u8>>>,
+    original: HashMap<String, Option<Arc<[u8]>>>,
 }
 
 #[derive(Clone)]
 enum Sim {
     Absent,
-    File(Vec<u8>),
+    /// Shared, so that saving and restoring the overlay around each action (and handing the
+    /// same bytes to the write op and the preview) copies no file content.
+    File(Arc<[u8]>),
     Dir,
 }
 
@@ -160,7 +163,7 @@ impl Ctx<'_> {
         }
         Ok(match Snapshot::read(self.root, path)? {
             Snapshot::Absent => Sim::Absent,
-            Snapshot::File { bytes, .. } => Sim::File(bytes),
+            Snapshot::File { bytes, .. } => Sim::File(bytes.into()),
             Snapshot::Dir { .. } => Sim::Dir,
             Snapshot::Symlink { .. } => {
                 return Err(PatchError::PathEscapesRoot {
@@ -190,7 +193,7 @@ impl Ctx<'_> {
             self.overlay
                 .original
                 .entry(path.clone())
-                .or_insert_with(|| Some(bytes.clone()));
+                .or_insert_with(|| Some(bytes.as_slice().into()));
         }
         self.ops.push(PlannedOp { op, before });
         self.overlay.state.insert(path, (after, self.ops.len() - 1));
@@ -301,17 +304,18 @@ impl Ctx<'_> {
                 let out = engine::compute(old.as_deref(), &a.action, &self.engine)
                     .map_err(|e| Self::engine_err(a, e))?;
                 let mode = self.mode_of(&path)?;
+                let new: Arc<[u8]> = out.new_bytes.into();
                 self.push(
                     Op::Write {
                         path,
-                        bytes: out.new_bytes.clone(),
+                        bytes: Arc::clone(&new),
                         mode,
                     },
-                    Sim::File(out.new_bytes.clone()),
+                    Sim::File(Arc::clone(&new)),
                 )?;
                 Ok(Effect {
                     old,
-                    new: Some(out.new_bytes),
+                    new: Some(new),
                     ..empty
                 })
             }
@@ -332,17 +336,18 @@ impl Ctx<'_> {
                 )
                 .map_err(|e| Self::engine_err(a, e))?;
                 let mode = self.mode_of(&path)?;
+                let new: Arc<[u8]> = out.new_bytes.into();
                 self.push(
                     Op::Write {
                         path,
-                        bytes: out.new_bytes.clone(),
+                        bytes: Arc::clone(&new),
                         mode,
                     },
-                    Sim::File(out.new_bytes.clone()),
+                    Sim::File(Arc::clone(&new)),
                 )?;
                 Ok(Effect {
                     old: current,
-                    new: Some(out.new_bytes),
+                    new: Some(new),
                     hunks: out.hunks,
                     ..empty
                 })

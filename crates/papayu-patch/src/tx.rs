@@ -232,7 +232,8 @@ impl Preview {
 pub struct ApplyReport {
     /// Transaction id (a directory under `.papa-yu/tx/` while it is undoable).
     pub tx_id: String,
-    /// What was done, per action (the same shape as a preview, without errors).
+    /// What was done, per action (the shape of a preview without errors; `diff` is empty:
+    /// the diffs are what [`Transaction::preview`] showed before apply).
     pub files: Vec<FileDiff>,
     /// Counts.
     pub summary: Summary,
@@ -474,7 +475,7 @@ impl Project {
                         })?;
                     Op::Write {
                         path: e.path.clone(),
-                        bytes: bytes.to_vec(),
+                        bytes: bytes.into(),
                         mode: *mode,
                     }
                 }
@@ -540,7 +541,9 @@ fn unified_diff(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> String {
         .to_string()
 }
 
-fn build_files(computed: &plan::Computed<'_>) -> (Vec<FileDiff>, Summary) {
+/// Per-action results and counts; unified diffs only when `with_diffs` (the preview): apply has
+/// already been previewed, and rendering megabytes of diff there only costs time and memory.
+fn build_files(computed: &plan::Computed<'_>, with_diffs: bool) -> (Vec<FileDiff>, Summary) {
     let mut summary = Summary::default();
     let mut files = Vec::new();
     for o in &computed.outcomes {
@@ -575,12 +578,12 @@ fn build_files(computed: &plan::Computed<'_>) -> (Vec<FileDiff>, Summary) {
                 {
                     let is_file_kind =
                         !matches!(a.kind(), ActionKind::DeleteDir | ActionKind::CreateDir);
-                    if is_file_kind && !e.noop {
+                    if with_diffs && is_file_kind && !e.noop {
                         fd.diff = unified_diff(a.path.as_str(), e.old.as_deref(), e.new.as_deref());
                     }
                 }
-                fd.old_bytes = e.old.as_ref().map(Vec::len);
-                fd.new_bytes = e.new.as_ref().map(Vec::len);
+                fd.old_bytes = e.old.as_ref().map(|b| b.len());
+                fd.new_bytes = e.new.as_ref().map(|b| b.len());
                 fd.removed_files = e.removed_files;
                 fd.noop = e.noop;
                 fd.hunks = e
@@ -618,7 +621,7 @@ impl<'p> Transaction<'p> {
     pub fn preview(&self) -> Result<Preview, PatchError> {
         let root = Root::open(&self.project.root)?;
         let computed = plan::compute(&root, self.plan, self.options.engine);
-        let (files, summary) = build_files(&computed);
+        let (files, summary) = build_files(&computed, true);
         tracing::info!(target: "papayu", event = "PREVIEW_READY", actions = files.len(), blocked = summary.blocked);
         Ok(Preview { files, summary })
     }
@@ -629,7 +632,7 @@ impl<'p> Transaction<'p> {
         let _lock = lock::acquire(&root)?;
         journal::recover_locked(&root, self.options.undo_depth)?;
         let computed = plan::compute(&root, self.plan, self.options.engine);
-        let (files, summary) = build_files(&computed);
+        let (files, summary) = build_files(&computed, false);
         if let Some(err) = computed.outcomes.into_iter().find_map(|o| o.result.err()) {
             tracing::info!(target: "papayu", event = "APPLY_ROLLBACK", code = %err.code(), stage = "compute");
             return Err(err);
