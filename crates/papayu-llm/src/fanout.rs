@@ -269,3 +269,114 @@ fn aggregator_request(
     merged.progress = None;
     merged
 }
+
+/// Several providers behind one [`Provider`] (`PAPAYU_LLM_PROVIDERS`): every request goes to
+/// all of them in parallel through [`fan_out`] (each answer checked, with its own repair round),
+/// and the merged, re-validated plan comes back as the completion text. Callers that validate
+/// answers themselves (papayu-agent) check the merged plan once more, with their full rules.
+///
+/// Providers that failed are never hidden: each is logged as `LLM_PROVIDER_FAILED`, and when no
+/// provider produced a valid plan the error names every failure.
+pub struct FanOutProvider {
+    providers: Vec<Arc<dyn Provider>>,
+    policy: MergePolicy,
+    validator: Option<crate::plan::SharedValidator>,
+}
+
+impl std::fmt::Debug for FanOutProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FanOutProvider")
+            .field(
+                "providers",
+                &self.providers.iter().map(|p| p.info()).collect::<Vec<_>>(),
+            )
+            .field("policy", &self.policy)
+            .finish()
+    }
+}
+
+impl FanOutProvider {
+    /// Fan out over `providers` (at least one) and merge by `policy`.
+    pub fn new(providers: Vec<Arc<dyn Provider>>, policy: MergePolicy) -> Result<Self, LlmError> {
+        if providers.is_empty() {
+            return Err(LlmError::Config {
+                message: "multi-provider fan-out needs at least one provider".into(),
+            });
+        }
+        Ok(Self {
+            providers,
+            policy,
+            validator: None,
+        })
+    }
+
+    /// Also check each candidate (and the merged plan) with `validator`.
+    pub fn with_validator(mut self, validator: crate::plan::SharedValidator) -> Self {
+        self.validator = Some(validator);
+        self
+    }
+}
+
+impl Provider for FanOutProvider {
+    fn info(&self) -> ProviderInfo {
+        let infos: Vec<ProviderInfo> = self.providers.iter().map(|p| p.info()).collect();
+        ProviderInfo {
+            kind: infos[0].kind,
+            endpoint: infos
+                .iter()
+                .map(|i| i.endpoint.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            model: format!(
+                "fan-out({})",
+                infos
+                    .iter()
+                    .map(|i| i.model.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+    ) -> crate::provider::BoxFuture<'a, Result<crate::request::Completion, LlmError>> {
+        Box::pin(async move {
+            let started = std::time::Instant::now();
+            let report = fan_out(
+                &self.providers,
+                request,
+                self.validator.as_deref(),
+                &self.policy,
+            )
+            .await;
+            let merged = report.merged?;
+            let info = self.info();
+            let completions: Vec<&crate::request::Completion> = report
+                .candidates
+                .iter()
+                .flat_map(|c| c.attempts.iter().map(|a| &a.completion))
+                .collect();
+            let first = completions.first();
+            Ok(crate::request::Completion {
+                provider: info.kind,
+                model: info.model,
+                text: serde_json::to_string(&merged).map_err(|e| LlmError::BadResponse {
+                    url: self.info().endpoint,
+                    message: format!("cannot serialise the merged plan: {e}"),
+                })?,
+                usage: None,
+                finish_reason: Some("stop".into()),
+                format: first.map_or(crate::capability::ResponseFormat::None, |c| c.format),
+                fallbacks: completions
+                    .iter()
+                    .flat_map(|c| c.fallbacks.iter().cloned())
+                    .collect(),
+                retries: completions.iter().map(|c| c.retries).sum(),
+                streamed: false,
+                elapsed: started.elapsed(),
+            })
+        })
+    }
+}

@@ -81,7 +81,9 @@ pub use doctor::{
     default_system_prompt, doctor,
 };
 pub use error::LlmError;
-pub use fanout::{FanOutReport, MergeMethod, MergePolicy, fan_out, merge_deterministic};
+pub use fanout::{
+    FanOutProvider, FanOutReport, MergeMethod, MergePolicy, fan_out, merge_deterministic,
+};
 pub use plan::{
     PlanAttempt, PlanOutcome, PlanValidator, REPAIR_INSTRUCTION, SharedValidator, check_answer,
     check_value, repair_request, request_plan,

@@ -12,6 +12,7 @@
 //! `papayu chat` through a pseudo-terminal.
 
 mod chat;
+mod commands;
 mod flow;
 mod observe;
 mod support;

@@ -187,3 +187,31 @@ async fn no_valid_candidate_is_an_error_naming_each_provider() {
     assert!(text.contains(" x ") && text.contains(" y "), "{text}");
     let _: Value = serde_json::to_value(&report.candidates[0].provider).unwrap();
 }
+
+/// The agent talks to one `Provider`; `FanOutProvider` puts the whole fan-out behind it.
+#[tokio::test]
+async fn fan_out_provider_answers_with_the_merged_plan() {
+    let a = Fake::new("a", vec![Ok(plan_with(&["src/a.rs"]).to_string())]);
+    let b = Fake::new("b", vec![Ok(plan_with(&["src/b.rs"]).to_string())]);
+    let c = Fake::new("c", vec![Err(down())]);
+    let provider =
+        papayu_llm::FanOutProvider::new(vec![a, b, c], MergePolicy::Deterministic).unwrap();
+    assert_eq!(provider.info().model, "fan-out(a, b, c)");
+    let completion = provider.complete(&request()).await.unwrap();
+    let merged =
+        papayu_protocol::parse_response(&completion.text, papayu_protocol::ProtocolVersion::V2)
+            .unwrap();
+    assert_eq!(paths(&merged), ["src/a.rs", "src/b.rs"]);
+
+    let all_down = papayu_llm::FanOutProvider::new(
+        vec![
+            Fake::new("x", vec![Err(down())]),
+            Fake::new("y", vec![Err(down())]),
+        ],
+        MergePolicy::Deterministic,
+    )
+    .unwrap();
+    let err = all_down.complete(&request()).await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::LlmNetwork);
+    assert!(papayu_llm::FanOutProvider::new(Vec::new(), MergePolicy::Deterministic).is_err());
+}
