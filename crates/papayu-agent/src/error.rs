@@ -21,7 +21,7 @@ pub enum AgentError {
     #[error(transparent)]
     Llm(#[from] LlmError),
     /// The model's answer was rejected after the repair round and any protocol fallback.
-    #[error("the plan was rejected at the {stage} stage: {}", list(.violations))]
+    #[error("the plan was rejected at the {stage} stage: {}", papayu_protocol::join_violations(.violations))]
     Rejected {
         /// Where the last rejection happened: `schema`, `validate`, `preview` or `apply`.
         stage: String,
@@ -79,14 +79,6 @@ pub enum AgentError {
         /// What differs.
         message: String,
     },
-}
-
-fn list(violations: &[Violation]) -> String {
-    violations
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 impl AgentError {

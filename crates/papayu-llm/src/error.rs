@@ -54,7 +54,7 @@ pub enum LlmError {
     },
     /// The answer (after the repair round, if any) still breaks the protocol or the caller's
     /// validation rules.
-    #[error("the answer was rejected: {}", list(.violations))]
+    #[error("the answer was rejected: {}", papayu_protocol::join_violations(.violations))]
     InvalidAnswer {
         /// Every violation found, in order; the first one's code is [`LlmError::code`].
         violations: Vec<Violation>,
@@ -67,14 +67,6 @@ pub enum LlmError {
         /// One line per provider.
         failures: Vec<String>,
     },
-}
-
-fn list(violations: &[Violation]) -> String {
-    violations
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 impl LlmError {

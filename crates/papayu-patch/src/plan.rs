@@ -303,21 +303,7 @@ impl Ctx<'_> {
                 }
                 let out = engine::compute(old.as_deref(), &a.action, &self.engine)
                     .map_err(|e| Self::engine_err(a, e))?;
-                let mode = self.mode_of(&path)?;
-                let new: Arc<[u8]> = out.new_bytes.into();
-                self.push(
-                    Op::Write {
-                        path,
-                        bytes: Arc::clone(&new),
-                        mode,
-                    },
-                    Sim::File(Arc::clone(&new)),
-                )?;
-                Ok(Effect {
-                    old,
-                    new: Some(new),
-                    ..empty
-                })
+                self.write(path, old, out)
             }
             ActionKind::PatchFile | ActionKind::EditFile | ActionKind::ReplaceRange => {
                 let current = match self.sim(&path)? {
@@ -335,22 +321,7 @@ impl Ctx<'_> {
                     &self.engine,
                 )
                 .map_err(|e| Self::engine_err(a, e))?;
-                let mode = self.mode_of(&path)?;
-                let new: Arc<[u8]> = out.new_bytes.into();
-                self.push(
-                    Op::Write {
-                        path,
-                        bytes: Arc::clone(&new),
-                        mode,
-                    },
-                    Sim::File(Arc::clone(&new)),
-                )?;
-                Ok(Effect {
-                    old: current,
-                    new: Some(new),
-                    hunks: out.hunks,
-                    ..empty
-                })
+                self.write(path, current, out)
             }
             ActionKind::DeleteFile => match self.sim(&path)? {
                 Sim::Absent => Ok(Effect {
@@ -403,6 +374,32 @@ impl Ctx<'_> {
                 message: format!("unknown action kind `{k}`"),
             }),
         }
+    }
+
+    /// Record a file write: the op for the journal and the simulated state share the bytes.
+    fn write(
+        &mut self,
+        path: String,
+        old: Option<Arc<[u8]>>,
+        out: engine::EngineOutput,
+    ) -> Result<Effect, PatchError> {
+        let mode = self.mode_of(&path)?;
+        let new: Arc<[u8]> = out.new_bytes.into();
+        self.push(
+            Op::Write {
+                path,
+                bytes: Arc::clone(&new),
+                mode,
+            },
+            Sim::File(Arc::clone(&new)),
+        )?;
+        Ok(Effect {
+            old,
+            new: Some(new),
+            hunks: out.hunks,
+            noop: false,
+            removed_files: 0,
+        })
     }
 
     /// Remove a directory recursively, deepest first; every file is journaled (by `push`).

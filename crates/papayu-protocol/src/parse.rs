@@ -122,6 +122,15 @@ impl Violation {
     }
 }
 
+/// Violations rendered on one line, `; `-separated (for error messages).
+pub fn join_violations(violations: &[Violation]) -> String {
+    violations
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 impl std::fmt::Display for Violation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", self.code)?;
