@@ -266,10 +266,20 @@ async fn local_model() {
     .max_tokens(128);
     // Learn the structured-output form first so both variants use the same one.
     provider.complete(&request).await.unwrap();
-    let rounds = 5;
-    let (mut plain, mut streamed) = (Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        for stream in [false, true] {
+    // Paired rounds, alternating which variant goes first (so drift and cache warmth cancel),
+    // compared by the median of per-pair ratios. At temperature 0 both variants must produce
+    // the same text, or the comparison would be of different work.
+    let rounds = 10;
+    let (mut plain, mut streamed, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let order = if round % 2 == 0 {
+            [false, true]
+        } else {
+            [true, false]
+        };
+        let mut pair = [0.0f64; 2];
+        let mut texts = [String::new(), String::new()];
+        for stream in order {
             let r = if stream {
                 request.clone().streaming(Some(Arc::new(|_| {})))
             } else {
@@ -279,27 +289,32 @@ async fn local_model() {
             let c = provider.complete(&r).await.unwrap();
             let ms = t.elapsed().as_secs_f64() * 1000.0;
             eprintln!(
-                "stream={stream} {ms:.0} ms, {:?} tokens",
-                c.usage.and_then(|u| u.output_tokens)
+                "stream={stream} {ms:.0} ms, {} chars",
+                c.text.chars().count()
             );
-            if stream {
-                streamed.push(ms)
-            } else {
-                plain.push(ms)
-            }
+            pair[usize::from(stream)] = ms;
+            texts[usize::from(stream)] = c.text;
         }
+        assert_eq!(
+            texts[0], texts[1],
+            "streaming and non-streaming answers differ"
+        );
+        plain.push(pair[0]);
+        streamed.push(pair[1]);
+        ratios.push(pair[1] / pair[0]);
     }
     let _ = child.kill();
     let _ = child.wait();
     plain.sort_by(f64::total_cmp);
     streamed.sort_by(f64::total_cmp);
+    ratios.sort_by(f64::total_cmp);
     let (p, s) = (percentile(&plain, 0.5), percentile(&streamed, 0.5));
     emit("local_model_non_streaming", "median", p, "ms");
     emit("local_model_streaming", "median", s, "ms");
     emit(
         "local_model_streaming_vs_non_streaming",
-        "ratio",
-        s / p,
+        "median_paired_ratio",
+        percentile(&ratios, 0.5),
         "x",
     );
 }
