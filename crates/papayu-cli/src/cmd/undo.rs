@@ -17,11 +17,23 @@ pub struct Args {
 
 /// Exit 0 undone, 4 conflict, 1 nothing to undo or another failure.
 pub fn run(args: &Args, global: &Global) -> Result<Exit> {
+    step(global, args.force, false)
+}
+
+/// Undo (`redo == false`) or redo the top transaction; shared by `papayu undo` and `papayu redo`.
+pub fn step(global: &Global, force: bool, redo: bool) -> Result<Exit> {
     let project = open_project(global)?;
-    match project.undo(args.force) {
+    let result = if redo {
+        project.redo(force)
+    } else {
+        project.undo(force)
+    };
+    match result {
         Ok(r) => {
             if global.json {
                 println!("{}", json!({"ok": true, "tx_id": r.tx_id}));
+            } else if redo {
+                println!("redone (as transaction {})", r.tx_id);
             } else {
                 println!(
                     "undone (as transaction {}; `papayu redo` re-applies)",
