@@ -1,4 +1,4 @@
-import { defineConfig } from 'vite';
+import { defineConfig } from 'vitest/config';
 
 // No React plugin: Vite's own transform handles TSX with the automatic JSX runtime.
 export default defineConfig({

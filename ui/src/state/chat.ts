@@ -18,8 +18,13 @@ export type ChatMessage =
   | { id: number; role: 'plan'; decision: ModeDecision; plan: PlanView }
   | { id: number; role: 'preview'; decision: ModeDecision; preview: PreviewView }
   | { id: number; role: 'applied'; outcome: ApplyOutcome }
-  | { id: number; role: 'error'; error: ApiError; during: 'chat' | 'apply' | 'command' }
+  | { id: number; role: 'error'; error: ApiError; during: 'chat' | 'apply' | 'command'; checks?: CheckOutput[] }
   | { id: number; role: 'info'; text: string };
+
+export interface CheckOutput {
+  command: string;
+  output: string;
+}
 
 export interface ChatState {
   phase: ChatPhase;
@@ -36,7 +41,7 @@ export type ChatEvent =
   | { type: 'preview_ready'; preview: PreviewView } // from start_preview_plan (a pasted plan document)
   | { type: 'apply_started' }
   | { type: 'applied'; outcome: ApplyOutcome }
-  | { type: 'apply_failed'; error: ApiError }
+  | { type: 'apply_failed'; error: ApiError; checks?: CheckOutput[] }
   | { type: 'discard' }
   | { type: 'info'; text: string }
   | { type: 'command_failed'; error: ApiError }
@@ -48,7 +53,9 @@ export function initialChat(savedPlan: boolean): ChatState {
 
 const rest = (s: ChatState) => (s.savedPlan ? 'planned' : 'idle') as ChatPhase;
 
-function push(s: ChatState, m: Omit<ChatMessage, 'id'>): Pick<ChatState, 'messages' | 'nextId'> {
+type NewMessage = ChatMessage extends infer M ? (M extends ChatMessage ? Omit<M, 'id'> : never) : never;
+
+function push(s: ChatState, m: NewMessage): Pick<ChatState, 'messages' | 'nextId'> {
   return { messages: [...s.messages, { ...m, id: s.nextId } as ChatMessage], nextId: s.nextId + 1 };
 }
 
@@ -75,7 +82,7 @@ export function chatReducer(s: ChatState, e: ChatEvent): ChatState {
     }
     case 'apply_failed':
       // Nothing was written (rolled back): the preview stays so the user can change the selection.
-      return { ...s, ...push(s, { role: 'error', error: e.error, during: 'apply' }), phase: 'reviewing' };
+      return { ...s, ...push(s, { role: 'error', error: e.error, during: 'apply', checks: e.checks }), phase: 'reviewing' };
     case 'discard':
       return s.phase === 'reviewing' ? { ...s, phase: rest(s), preview: null, ...push(s, { role: 'info', text: 'Preview discarded; nothing was written.' }) } : s;
     case 'info':
