@@ -34,8 +34,9 @@ export interface PlanStep {
 
 export interface ContextSent {
   sent_files: string[];
-  dropped: { path: string; reason: string }[];
-  stats?: Record<string, unknown>;
+  /** Blocks the diet dropped or truncated (papayu_agent::DroppedBlock). */
+  dropped: { path: string | null; key: string; kind: string; reason: string }[];
+  stats?: Record<string, number>;
 }
 
 export interface PlanView {
