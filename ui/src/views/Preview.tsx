@@ -82,9 +82,7 @@ const FileCard = memo(function FileCard({
             onChange={() => onToggle(file.index)}
             aria-describedby={blocked ? `${id}-err` : undefined}
           />
-          <span className="muted">[{file.index}]</span>
-          <span className="badge">{file.kind}</span>
-          <span className="path">{file.path}</span>
+          <span className="muted">[{file.index}]</span> <span className="badge">{file.kind}</span> <span className="path">{file.path}</span>
         </label>
         {blocked && <span className="badge code">{blocked.code}</span>}
         {file.noop && <span className="badge">no-op</span>}
@@ -204,7 +202,7 @@ export function PreviewPanel({
       )}
       <div className="row">
         <button className="primary" disabled={busy || !req.ok} onClick={() => req.ok && onApply(req.request)}>
-          Apply {req.ok ? req.request.selection.length : 0} action(s)
+          Apply {sel.rows.filter((r) => !r.blocked && sel.selected.has(r.index)).length} action(s)
         </button>
         <button onClick={onDiscard} disabled={busy}>
           Discard
