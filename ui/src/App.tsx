@@ -245,7 +245,7 @@ export function App() {
           <ProjectPicker onOpen={(p) => void open(p)} error={openErr} />
         ) : (
           <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
-            {tab === 'chat' && <Chat project={project.path} chat={chat} dispatch={dispatch} run={run} busy={busy} onChanged={refreshHistory} />}
+            {tab === 'chat' && <Chat project={project.path} saved={project.saved_plan} chat={chat} dispatch={dispatch} run={run} busy={busy} onChanged={refreshHistory} />}
             {tab === 'history' && <HistoryView project={project.path} history={history} onChanged={refreshHistory} busy={busy} />}
             {tab === 'traces' && <TracesView project={project.path} />}
             {tab === 'report' && <ReportPanel project={project.path} />}

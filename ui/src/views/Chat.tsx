@@ -3,8 +3,8 @@ import { api } from '../api';
 import { canSend, classifyInput, describeDecision, type ChatEvent, type ChatMessage, type ChatState, type CheckOutput } from '../state/chat';
 import type { ApplyRequest } from '../state/selection';
 import { toApiError } from '../transport';
-import type { ApplyOutcome, ChatTurnView, PreviewView } from '../types';
-import { ErrorBox, PlanDetails } from './common';
+import type { ApplyOutcome, ChatTurnView, PreviewView, SavedPlan } from '../types';
+import { ErrorBox, fmtTime, PlanDetails } from './common';
 import { PreviewPanel } from './Preview';
 
 export type RunJob = <T>(command: string, args: Record<string, unknown>, label: string) => Promise<T>;
@@ -123,7 +123,9 @@ export function Chat({
   run,
   busy,
   onChanged,
+  saved,
 }: {
+  saved?: SavedPlan | null;
   project: string;
   chat: ChatState;
   dispatch: (e: ChatEvent) => void;
@@ -211,7 +213,14 @@ export function Chat({
       {chat.messages.length === 0 && (
         <div className="info-box">
           {CHAT_HELP}
-          {chat.savedPlan && <p>A plan is saved for this project: say “ok” to apply it.</p>}
+          {chat.savedPlan && (
+            <div data-testid="saved-plan">
+              <p>
+                A plan is saved for this project{saved ? <> (goal “{saved.goal}”, {fmtTime(saved.created_unix_ms)})</> : null}: say “ok” to apply it.
+              </p>
+              {saved?.summary && <pre>{saved.summary}</pre>}
+            </div>
+          )}
         </div>
       )}
       <div className="messages" aria-live="polite">
