@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -99,6 +100,21 @@ pub enum Progress {
         total: usize,
         /// The current path.
         item: String,
+    },
+    /// A check command finished (the transaction commits only if every check passes).
+    Checked {
+        /// Checks done.
+        done: usize,
+        /// Checks in total.
+        total: usize,
+        /// The command line.
+        command: String,
+        /// Whether it exited 0 within the timeout.
+        success: bool,
+        /// `exited with 0`, `timed out after 120 s and was killed`, …
+        status: String,
+        /// The tail of its combined output.
+        output: String,
     },
 }
 
@@ -769,6 +785,37 @@ impl Agent {
         confirmed_deletes: bool,
         progress: ProgressFn<'_>,
     ) -> Result<ApplyOutcome, AgentError> {
+        self.apply_inner(preview, selection, confirmed_deletes, progress, None)
+    }
+
+    /// [`apply`](Self::apply), cancellable from another thread: setting `cancel` stops the
+    /// transaction at its next step (a running check is killed) and rolls it back; the error's
+    /// code is `ERR_CANCELLED` and nothing is written. Too late once it has committed.
+    pub fn apply_with_cancel(
+        &self,
+        preview: &ApplyPreview,
+        selection: Option<&[usize]>,
+        confirmed_deletes: bool,
+        progress: ProgressFn<'_>,
+        cancel: Arc<AtomicBool>,
+    ) -> Result<ApplyOutcome, AgentError> {
+        self.apply_inner(
+            preview,
+            selection,
+            confirmed_deletes,
+            progress,
+            Some(cancel),
+        )
+    }
+
+    fn apply_inner(
+        &self,
+        preview: &ApplyPreview,
+        selection: Option<&[usize]>,
+        confirmed_deletes: bool,
+        progress: ProgressFn<'_>,
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Result<ApplyOutcome, AgentError> {
         let mut trace = preview.trace.clone();
         let all: Vec<usize> = preview.plan.actions.iter().map(|a| a.index).collect();
         let selected: Vec<usize> = match selection {
@@ -851,16 +898,27 @@ impl Agent {
             Some(cmd) => Checks::Commands(vec![cmd.to_owned()]),
             None => Checks::Detect,
         };
-        let options = ApplyOptions::default()
+        let mut options = ApplyOptions::default()
             .checks(checks)
             .normalize_eol_lf(self.config.normalize_eol_lf)
-            .on_progress(|p: &papayu_patch::Progress<'_>| {
-                progress(&Progress::Applying {
+            .on_progress(|p: &papayu_patch::Progress<'_>| match p.check {
+                Some(c) => progress(&Progress::Checked {
+                    done: p.done,
+                    total: p.total,
+                    command: c.command.clone(),
+                    success: c.success,
+                    status: c.status.clone(),
+                    output: c.output.clone(),
+                }),
+                None => progress(&Progress::Applying {
                     done: p.done,
                     total: p.total,
                     item: p.item.to_owned(),
-                });
+                }),
             });
+        if let Some(flag) = cancel {
+            options = options.cancel_flag(flag);
+        }
         let result = self.patch.transaction(&plan).options(options).apply();
         let after: BTreeMap<String, Option<String>> = plan
             .actions

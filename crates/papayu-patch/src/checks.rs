@@ -119,7 +119,13 @@ fn pycache_dir() -> std::path::PathBuf {
 }
 
 /// Run one command in `dir` with a timeout; on timeout its whole process group is killed.
-pub(crate) fn run(dir: &Path, command: &str, timeout: Duration) -> CheckReport {
+/// Setting `cancel` kills it the same way.
+pub(crate) fn run(
+    dir: &Path,
+    command: &str,
+    timeout: Duration,
+    cancel: Option<&std::sync::atomic::AtomicBool>,
+) -> CheckReport {
     let started = Instant::now();
     let fail = |status: String| CheckReport {
         command: command.to_owned(),
@@ -181,6 +187,11 @@ pub(crate) fn run(dir: &Path, command: &str, timeout: Duration) -> CheckReport {
                     "timed out after {} s and was killed",
                     timeout.as_secs_f64()
                 ));
+            }
+            Ok(None) if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) => {
+                let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+                let _ = child.wait();
+                break Err("was cancelled and killed".to_owned());
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
             Err(e) => break Err(format!("could not wait for it: {e}")),

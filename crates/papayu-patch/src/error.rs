@@ -77,6 +77,10 @@ pub enum PatchError {
         /// The tail of its combined stdout/stderr (UTF-8, lossy).
         output: String,
     },
+    /// The caller set the cancel flag ([`crate::ApplyOptions::cancel_flag`]); the transaction
+    /// was rolled back (a running check command was killed).
+    #[error("ERR_CANCELLED: cancelled; changes rolled back, nothing was written")]
+    Cancelled,
     /// Undo/redo found files changed since the transaction.
     #[error("ERR_UNDO_CONFLICT: changed since the transaction: {}; use force to override", paths.join(", "))]
     UndoConflict {
@@ -133,6 +137,7 @@ impl PatchError {
             PatchError::FileExists { .. } => ErrorCode::FileExists,
             PatchError::UpdateExistingForbidden { .. } => ErrorCode::V2UpdateExistingForbidden,
             PatchError::CheckFailed { .. } => ErrorCode::CheckFailed,
+            PatchError::Cancelled => ErrorCode::Cancelled,
             PatchError::UndoConflict { .. } => ErrorCode::UndoConflict,
             PatchError::NothingToUndo { .. } => ErrorCode::NothingToUndo,
             PatchError::Io { .. } | PatchError::Journal { .. } => ErrorCode::Io,

@@ -3,7 +3,7 @@
 //! Compiled into the public API only with the `fault-injection` feature (papayu-patch's own
 //! tests turn it on); without it [`Faults`] is an empty type whose checks compile away.
 
-use std::cell::Cell;
+use std::sync::Mutex;
 
 /// Which kind of I/O operation a fault targets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -27,47 +27,64 @@ pub struct FaultPlan {
 
 /// Per-root counters. Armed only during the forward part of a transaction (journal, writes,
 /// commit), so rollback and recovery run on a healthy disk as they would after a real fault.
+/// Shared by the threads that stage a transaction's files, hence the mutex; the order in which
+/// parallel operations are counted varies, but exactly one of them fails.
 #[derive(Debug, Default)]
 pub(crate) struct Faults {
-    plan: Cell<Option<FaultPlan>>,
-    armed: Cell<bool>,
-    seen: Cell<usize>,
-    fired: Cell<bool>,
+    state: Mutex<FaultState>,
+}
+
+#[derive(Debug, Default)]
+struct FaultState {
+    plan: Option<FaultPlan>,
+    armed: bool,
+    seen: usize,
+    fired: bool,
 }
 
 impl Faults {
+    fn with<T>(&self, f: impl FnOnce(&mut FaultState) -> T) -> T {
+        // A panic while holding this lock cannot leave the counters inconsistent: recover them.
+        let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut guard)
+    }
+
     #[allow(dead_code)]
     pub(crate) fn set(&self, plan: Option<FaultPlan>) {
-        self.plan.set(plan);
-        self.seen.set(0);
-        self.fired.set(false);
+        self.with(|s| {
+            s.plan = plan;
+            s.seen = 0;
+            s.fired = false;
+        });
     }
 
     pub(crate) fn arm(&self, on: bool) {
-        self.armed.set(on);
+        self.with(|s| s.armed = on);
     }
 
     /// Whether the injected fault fired during this transaction.
     #[allow(dead_code)]
     pub(crate) fn fired(&self) -> bool {
-        self.fired.get()
+        self.with(|s| s.fired)
     }
 
     pub(crate) fn hit(&self, kind: FaultKind) -> std::io::Result<()> {
-        let Some(plan) = self.plan.get() else {
-            return Ok(());
-        };
-        if !self.armed.get() || plan.kind != kind || self.fired.get() {
-            return Ok(());
-        }
-        let n = self.seen.get() + 1;
-        self.seen.set(n);
-        if n == plan.nth {
-            self.fired.set(true);
-            return Err(std::io::Error::other(format!(
-                "injected {kind:?} fault #{n}"
-            )));
-        }
-        Ok(())
+        self.with(|s| {
+            let Some(plan) = s.plan else {
+                return Ok(());
+            };
+            if !s.armed || plan.kind != kind || s.fired {
+                return Ok(());
+            }
+            s.seen += 1;
+            if s.seen == plan.nth {
+                s.fired = true;
+                return Err(std::io::Error::other(format!(
+                    "injected {kind:?} fault #{}",
+                    s.seen
+                )));
+            }
+            Ok(())
+        })
     }
 }

@@ -64,7 +64,7 @@ pub(crate) struct Root {
     pub(crate) faults: Faults,
 }
 
-fn split_parent(rel: &str) -> (&str, &str) {
+pub(crate) fn split_parent(rel: &str) -> (&str, &str) {
     match rel.rfind('/') {
         Some(i) => (&rel[..i], &rel[i + 1..]),
         None => ("", rel),
@@ -128,6 +128,9 @@ impl Root {
                     OPENAT2_UNSUPPORTED.store(true, Ordering::Relaxed)
                 }
                 Err(Errno::AGAIN | Errno::INTR) => {}
+                // A missing component: nothing to classify (a symlink would be ELOOP, an
+                // escape EXDEV), so skip the slow walk — planning probes many absent paths.
+                Err(Errno::NOENT) => return Err(FsError::io("open directory", rel, Errno::NOENT)),
                 // Any other error: walk component by component to say precisely what is wrong.
                 Err(_) => {}
             }
@@ -250,61 +253,84 @@ impl Root {
         mode: Option<u32>,
         sync_dir: bool,
     ) -> FsResult<()> {
-        let (parent, name) = split_parent(rel);
+        let (parent, _) = split_parent(rel);
         let dir = self.open_dir(parent)?;
-        match node_at(&dir, name, rel)? {
-            Node::Symlink => {
-                return Err(FsError::Escape {
-                    path: rel.to_owned(),
-                    reason: "is a symbolic link; papayu never writes through symlinks".to_owned(),
-                });
-            }
-            Node::Dir { .. } | Node::Other => {
-                return Err(FsError::io(
-                    "write",
-                    rel,
-                    std::io::Error::new(std::io::ErrorKind::IsADirectory, "not a regular file"),
-                ));
-            }
-            Node::Absent | Node::File { .. } => {}
-        }
-        // A stale temp file from an interrupted run would make O_EXCL fail; it is ours to remove.
-        let _ = rustix::fs::unlinkat(&dir, tmp, AtFlags::empty());
-        let fd = rustix::fs::openat(
-            &dir,
-            tmp,
-            OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o666),
-        )
-        .map_err(|e| FsError::io("create temp file", rel, e))?;
-        let result = (|| {
-            if let Some(m) = mode {
-                rustix::fs::fchmod(&fd, Mode::from_raw_mode(m & 0o7777))
-                    .map_err(|e| FsError::io("chmod", rel, e))?;
-            }
-            self.write_all(&fd, bytes, rel)?;
-            self.fsync(&fd, rel)?;
-            drop(fd);
-            self.rename(&dir, tmp, name, rel)?;
+        self.stage_at(&dir, rel, tmp, bytes, mode)?;
+        let result = self.rename_staged_at(&dir, rel, tmp).and_then(|()| {
             if sync_dir {
                 self.fsync(&dir, parent_display(parent))
             } else {
                 Ok(())
             }
-        })();
+        });
         if result.is_err() {
             let _ = rustix::fs::unlinkat(&dir, tmp, AtFlags::empty());
         }
         result
     }
 
+    /// The first half of an atomic write into directory `dir`: check that `rel` may be written
+    /// (not a symlink, directory or special file), then write `bytes` to the temp file `tmp` next
+    /// to it and fsync it. On error no temp file is left behind.
+    pub(crate) fn stage_at(
+        &self,
+        dir: &OwnedFd,
+        rel: &str,
+        tmp: &str,
+        bytes: &[u8],
+        mode: Option<u32>,
+    ) -> FsResult<()> {
+        let (_, name) = split_parent(rel);
+        writable_at(dir, name, rel)?;
+        let flags =
+            OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let fd = match rustix::fs::openat(dir, tmp, flags, Mode::from_raw_mode(0o666)) {
+            Ok(fd) => fd,
+            // A stale temp file from an interrupted run: it is ours to remove.
+            Err(Errno::EXIST) => {
+                let _ = rustix::fs::unlinkat(dir, tmp, AtFlags::empty());
+                rustix::fs::openat(dir, tmp, flags, Mode::from_raw_mode(0o666))
+                    .map_err(|e| FsError::io("create temp file", rel, e))?
+            }
+            Err(e) => return Err(FsError::io("create temp file", rel, e)),
+        };
+        let result = (|| {
+            if let Some(m) = mode {
+                rustix::fs::fchmod(&fd, Mode::from_raw_mode(m & 0o7777))
+                    .map_err(|e| FsError::io("chmod", rel, e))?;
+            }
+            self.write_all(&fd, bytes, rel)?;
+            self.fsync(&fd, rel)
+        })();
+        drop(fd);
+        if result.is_err() {
+            let _ = rustix::fs::unlinkat(dir, tmp, AtFlags::empty());
+        }
+        result
+    }
+
+    /// The second half: rename the staged temp file onto `rel` (checked again: the target may
+    /// have changed since staging). The directory is not fsynced here.
+    pub(crate) fn rename_staged_at(&self, dir: &OwnedFd, rel: &str, tmp: &str) -> FsResult<()> {
+        let (_, name) = split_parent(rel);
+        writable_at(dir, name, rel)?;
+        self.rename(dir, tmp, name, rel)
+    }
+
     /// Create directory `rel` (its parent must exist) and fsync the parent.
     pub(crate) fn mkdir(&self, rel: &str, mode: Option<u32>) -> FsResult<()> {
-        let (parent, name) = split_parent(rel);
+        let (parent, _) = split_parent(rel);
         let dir = self.open_dir(parent)?;
-        match rustix::fs::mkdirat(&dir, name, Mode::from_raw_mode(0o777)) {
+        self.mkdir_at(&dir, rel, mode)?;
+        self.fsync(&dir, parent_display(parent))
+    }
+
+    /// Create directory `rel` inside `dir` (its parent's handle); no fsync.
+    pub(crate) fn mkdir_at(&self, dir: &OwnedFd, rel: &str, mode: Option<u32>) -> FsResult<()> {
+        let (_, name) = split_parent(rel);
+        match rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(0o777)) {
             Ok(()) => {}
-            Err(Errno::EXIST) => match node_at(&dir, name, rel)? {
+            Err(Errno::EXIST) => match node_at(dir, name, rel)? {
                 Node::Dir { .. } => {}
                 Node::Symlink => {
                     return Err(FsError::Escape {
@@ -317,45 +343,65 @@ impl Root {
             Err(e) => return Err(FsError::io("create directory", rel, e)),
         }
         if let Some(m) = mode {
-            let sub = self.open_dir(rel)?;
+            let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+            let sub = rustix::fs::openat(dir, name, flags, Mode::empty())
+                .map_err(|e| FsError::io("open directory", rel, e))?;
             rustix::fs::fchmod(&sub, Mode::from_raw_mode(m & 0o7777))
                 .map_err(|e| FsError::io("chmod", rel, e))?;
         }
-        self.fsync(&dir, parent_display(parent))
+        Ok(())
     }
 
     /// Remove a file or symlink (never following it) and fsync the parent. Missing is fine.
     pub(crate) fn remove_file(&self, rel: &str) -> FsResult<()> {
-        let (parent, name) = split_parent(rel);
+        let (parent, _) = split_parent(rel);
         let dir = self.open_dir(parent)?;
-        match rustix::fs::unlinkat(&dir, name, AtFlags::empty()) {
-            Ok(()) | Err(Errno::NOENT) => {}
-            Err(e) => return Err(FsError::io("remove file", rel, e)),
-        }
+        self.remove_file_at(&dir, rel)?;
         self.fsync(&dir, parent_display(parent))
+    }
+
+    /// Remove file or symlink `rel` inside `dir` (its parent's handle); no fsync.
+    pub(crate) fn remove_file_at(&self, dir: &OwnedFd, rel: &str) -> FsResult<()> {
+        let (_, name) = split_parent(rel);
+        match rustix::fs::unlinkat(dir, name, AtFlags::empty()) {
+            Ok(()) | Err(Errno::NOENT) => Ok(()),
+            Err(e) => Err(FsError::io("remove file", rel, e)),
+        }
     }
 
     /// Remove an empty directory and fsync the parent. Missing is fine.
     pub(crate) fn remove_dir(&self, rel: &str) -> FsResult<()> {
-        let (parent, name) = split_parent(rel);
+        let (parent, _) = split_parent(rel);
         let dir = self.open_dir(parent)?;
-        match rustix::fs::unlinkat(&dir, name, AtFlags::REMOVEDIR) {
-            Ok(()) | Err(Errno::NOENT) => {}
-            Err(e) => return Err(FsError::io("remove directory", rel, e)),
-        }
+        self.remove_dir_at(&dir, rel)?;
         self.fsync(&dir, parent_display(parent))
+    }
+
+    /// Remove empty directory `rel` inside `dir` (its parent's handle); no fsync.
+    pub(crate) fn remove_dir_at(&self, dir: &OwnedFd, rel: &str) -> FsResult<()> {
+        let (_, name) = split_parent(rel);
+        match rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR) {
+            Ok(()) | Err(Errno::NOENT) => Ok(()),
+            Err(e) => Err(FsError::io("remove directory", rel, e)),
+        }
     }
 
     /// Create a symlink (only ever to restore one that a DELETE_DIR removed).
     pub(crate) fn symlink(&self, rel: &str, target: &[u8]) -> FsResult<()> {
-        let (parent, name) = split_parent(rel);
+        let (parent, _) = split_parent(rel);
         let dir = self.open_dir(parent)?;
-        let target = <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(target);
-        match rustix::fs::symlinkat(target, &dir, name) {
-            Ok(()) | Err(Errno::EXIST) => {}
-            Err(e) => return Err(FsError::io("create symlink", rel, e)),
-        }
+        self.symlink_at(&dir, rel, target)?;
         self.fsync(&dir, parent_display(parent))
+    }
+
+    /// Create symlink `rel` inside `dir` (its parent's handle); no fsync.
+    pub(crate) fn symlink_at(&self, dir: &OwnedFd, rel: &str, target: &[u8]) -> FsResult<()> {
+        let (_, name) = split_parent(rel);
+        let target = <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(target);
+        match rustix::fs::symlinkat(target, dir, name) {
+            Ok(()) | Err(Errno::EXIST) => Ok(()),
+            Err(e) => Err(FsError::io("create symlink", rel, e)),
+        }
     }
 
     /// Remove a path whatever it is (file, symlink or a whole tree), without fsync: used only for
@@ -455,7 +501,8 @@ impl Root {
         Ok(())
     }
 
-    fn fsync(&self, fd: &impl AsFd, rel: &str) -> FsResult<()> {
+    /// fsync an open directory (or file); `rel` names it in errors.
+    pub(crate) fn fsync(&self, fd: &impl AsFd, rel: &str) -> FsResult<()> {
         self.faults
             .hit(crate::fault::FaultKind::Fsync)
             .map_err(|e| FsError::io("fsync", rel, e))?;
@@ -471,7 +518,74 @@ impl Root {
     }
 }
 
-fn parent_display(parent: &str) -> &str {
+/// What an atomic write may replace at `name`: nothing, or a regular file.
+fn writable_at(dir: &OwnedFd, name: &str, rel: &str) -> FsResult<()> {
+    match node_at(dir, name, rel)? {
+        Node::Symlink => Err(FsError::Escape {
+            path: rel.to_owned(),
+            reason: "is a symbolic link; papayu never writes through symlinks".to_owned(),
+        }),
+        Node::Dir { .. } | Node::Other => Err(FsError::io(
+            "write",
+            rel,
+            std::io::Error::new(std::io::ErrorKind::IsADirectory, "not a regular file"),
+        )),
+        Node::Absent | Node::File { .. } => Ok(()),
+    }
+}
+
+/// Directory handles opened during one transaction, so that each directory is opened once (one
+/// `openat(O_NOFOLLOW)` from its parent's handle) instead of once per file. Handles are of
+/// directories verified to be real directories below the root when opened; an entry is dropped
+/// when the transaction itself removes that directory.
+pub(crate) struct DirCache<'r> {
+    root: &'r Root,
+    dirs: std::collections::HashMap<String, std::sync::Arc<OwnedFd>>,
+}
+
+impl<'r> DirCache<'r> {
+    pub(crate) fn new(root: &'r Root) -> Self {
+        Self {
+            root,
+            dirs: std::collections::HashMap::new(),
+        }
+    }
+
+    /// The handle of directory `rel` ("" is the root).
+    pub(crate) fn dir(&mut self, rel: &str) -> FsResult<std::sync::Arc<OwnedFd>> {
+        if let Some(d) = self.dirs.get(rel) {
+            return Ok(d.clone());
+        }
+        let fd = if rel.is_empty() {
+            self.root.open_dir("")?
+        } else {
+            check_rel(rel)?;
+            let (parent, name) = split_parent(rel);
+            let parent_fd = self.dir(parent)?;
+            let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+            match rustix::fs::openat(&*parent_fd, name, flags, Mode::empty()) {
+                Ok(fd) => fd,
+                Err(e) => return Err(self.root.classify(&parent_fd, name, rel, e)),
+            }
+        };
+        let fd = std::sync::Arc::new(fd);
+        self.dirs.insert(rel.to_owned(), fd.clone());
+        Ok(fd)
+    }
+
+    /// The handle of the directory that holds `rel`.
+    pub(crate) fn parent(&mut self, rel: &str) -> FsResult<std::sync::Arc<OwnedFd>> {
+        self.dir(split_parent(rel).0)
+    }
+
+    /// Forget `rel` and everything below it (the transaction removed that directory).
+    pub(crate) fn forget(&mut self, rel: &str) {
+        self.dirs
+            .retain(|k, _| !(k == rel || (k.starts_with(rel) && k[rel.len()..].starts_with('/'))));
+    }
+}
+
+pub(crate) fn parent_display(parent: &str) -> &str {
     if parent.is_empty() { "." } else { parent }
 }
 

@@ -9,10 +9,15 @@
 //! Rollback walks the entries backwards and restores each path, skipping paths whose current
 //! bytes already hash to the original, and verifying every copy's hash before writing it.
 
+use std::collections::BTreeSet;
+use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::PatchError;
-use crate::fsx::{FsError, Node, Root};
+use crate::fsx::{DirCache, FsError, Node, Root, parent_display};
 use papayu_protocol::sha256_hex;
 
 pub(crate) const TX_DIR: &str = ".papa-yu/tx";
@@ -140,7 +145,7 @@ pub(crate) enum Op {
     },
     Write {
         path: String,
-        bytes: std::sync::Arc<[u8]>,
+        bytes: Arc<[u8]>,
         mode: Option<u32>,
     },
     Symlink {
@@ -294,35 +299,267 @@ pub(crate) fn write_journal(
     Ok(header)
 }
 
-/// Run the ops of a journaled transaction, in order.
+/// Threads that stage (write + fsync) a transaction's new file contents in parallel: fsyncs of
+/// different files overlap on the device (200 × 25 KB here: 1 thread ≈ 4× slower than 8).
+const STAGING_THREADS: usize = 8;
+
+/// Work for a staging thread.
+enum Job<'a> {
+    /// Write `bytes` to the temp file `tmp` next to `path` and fsync it.
+    Stage {
+        index: usize,
+        dir: Arc<OwnedFd>,
+        path: &'a str,
+        tmp: &'a str,
+        bytes: &'a [u8],
+        mode: Option<u32>,
+    },
+    /// fsync a directory.
+    SyncDir {
+        index: usize,
+        dir: Arc<OwnedFd>,
+        path: String,
+    },
+}
+
+/// A write whose temp file is staged (or being staged) and waits for its rename.
+struct PendingWrite<'a> {
+    dir: Arc<OwnedFd>,
+    path: &'a str,
+    tmp: &'a str,
+}
+
+/// Whether op path `op` must see the pending write to `write` done first (same path, or a
+/// directory above it).
+fn depends_on(op: &str, write: &str) -> bool {
+    op == write || (write.starts_with(op) && write[op.len()..].starts_with('/'))
+}
+
+/// Run the ops of a journaled transaction with the effect of running them in order.
+///
+/// New file contents are staged — temp file, write, fsync — by [`STAGING_THREADS`] threads
+/// while the other ops run, and renamed into place in plan order once staged; an op on a path
+/// that a pending write touches (or a directory above it) waits for that rename. Directory
+/// handles are opened once per transaction ([`DirCache`]). Every directory changed is fsynced
+/// (in parallel) before this returns, i.e. before the commit point. Setting `cancel` stops at
+/// the next op with [`PatchError::Cancelled`]; the caller rolls back, as for any error.
 pub(crate) fn apply_ops(
     root: &Root,
     manifest: &Manifest,
     ops: &[PlannedOp],
+    cancel: Option<&AtomicBool>,
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<(), PatchError> {
     let total = ops.len();
-    // Each written file's directory is fsynced once, after the last rename into it and before
-    // the commit point: the guarantee of one fsync per rename, with far fewer journal commits.
-    let mut dirty_dirs = std::collections::BTreeSet::new();
-    for (i, (p, e)) in ops.iter().zip(&manifest.entries).enumerate() {
-        match &p.op {
-            Op::MkDir { path, mode } => root.mkdir(path, *mode)?,
-            Op::Write { path, bytes, mode } => {
-                let tmp = e.tmp.clone().unwrap_or_else(|| tmp_name(&manifest.id, i));
-                root.write_atomic_with(path, &tmp, bytes, *mode, false)?;
-                dirty_dirs.insert(parent_of(path).to_owned());
-            }
-            Op::Symlink { path, target } => root.symlink(path, target)?,
-            Op::RemoveFile { path } => root.remove_file(path)?,
-            Op::RemoveDir { path } => root.remove_dir(path)?,
+    let writes = ops
+        .iter()
+        .filter(|p| matches!(p.op, Op::Write { .. }))
+        .count();
+    let workers = writes.clamp(1, STAGING_THREADS);
+    let failed = AtomicBool::new(false);
+    let (job_tx, job_rx) = mpsc::channel::<Job<'_>>();
+    let job_rx = Mutex::new(job_rx);
+    let (res_tx, res_rx) = mpsc::channel::<(usize, Result<(), FsError>)>();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let res_tx = res_tx.clone();
+            let (job_rx, failed) = (&job_rx, &failed);
+            scope.spawn(move || {
+                loop {
+                    let job = match job_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(job) = job else { return };
+                    let (index, result) = match job {
+                        // After a failure the transaction rolls back: skip what is queued.
+                        Job::Stage { index, .. } | Job::SyncDir { index, .. }
+                            if failed.load(Ordering::Relaxed) =>
+                        {
+                            (index, Ok(()))
+                        }
+                        Job::Stage {
+                            index,
+                            dir,
+                            path,
+                            tmp,
+                            bytes,
+                            mode,
+                        } => (index, root.stage_at(&dir, path, tmp, bytes, mode)),
+                        Job::SyncDir { index, dir, path } => {
+                            (index, root.fsync(&*dir, parent_display(&path)))
+                        }
+                    };
+                    if result.is_err() {
+                        failed.store(true, Ordering::Relaxed);
+                    }
+                    if res_tx.send((index, result)).is_err() {
+                        return;
+                    }
+                }
+            });
         }
-        progress(i + 1, total, p.op.path());
+        drop(res_tx);
+        let mut run = Run {
+            root,
+            cache: DirCache::new(root),
+            job_tx,
+            res_rx,
+            outstanding: 0,
+            errors: Vec::new(),
+            pending: Vec::new(),
+            dirty: BTreeSet::new(),
+            done: 0,
+            total,
+            progress,
+        };
+        let result = run.all(manifest, ops, cancel);
+        if result.is_err() {
+            failed.store(true, Ordering::Relaxed);
+        }
+        // Dropping `run` closes the job queue, so the threads finish and the scope joins them.
+        drop(run);
+        result
+    })
+}
+
+/// The state of one [`apply_ops`] run on the calling thread.
+struct Run<'a, 'p> {
+    root: &'a Root,
+    cache: DirCache<'a>,
+    job_tx: mpsc::Sender<Job<'a>>,
+    res_rx: mpsc::Receiver<(usize, Result<(), FsError>)>,
+    outstanding: usize,
+    errors: Vec<(usize, FsError)>,
+    pending: Vec<PendingWrite<'a>>,
+    dirty: BTreeSet<String>,
+    done: usize,
+    total: usize,
+    progress: &'p mut dyn FnMut(usize, usize, &str),
+}
+
+impl<'a> Run<'a, '_> {
+    fn all(
+        &mut self,
+        manifest: &'a Manifest,
+        ops: &'a [PlannedOp],
+        cancel: Option<&AtomicBool>,
+    ) -> Result<(), PatchError> {
+        let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+        for (i, (p, e)) in ops.iter().zip(&manifest.entries).enumerate() {
+            if cancelled() {
+                return Err(PatchError::Cancelled);
+            }
+            self.collect(false)?;
+            let path = p.op.path();
+            if let Op::Write { bytes, mode, .. } = &p.op {
+                let tmp = e.tmp.as_deref().ok_or_else(|| PatchError::Journal {
+                    path: tx_path(&manifest.id),
+                    message: format!("entry {i} ({path}) has no temp file name"),
+                })?;
+                let dir = self.cache.parent(path)?;
+                self.send(Job::Stage {
+                    index: i,
+                    dir: dir.clone(),
+                    path,
+                    tmp,
+                    bytes,
+                    mode: *mode,
+                })?;
+                self.pending.push(PendingWrite { dir, path, tmp });
+                continue;
+            }
+            if self.pending.iter().any(|w| depends_on(path, w.path)) {
+                self.flush()?;
+            }
+            let dir = self.cache.parent(path)?;
+            match &p.op {
+                Op::MkDir { mode, .. } => self.root.mkdir_at(&dir, path, *mode)?,
+                Op::Symlink { target, .. } => self.root.symlink_at(&dir, path, target)?,
+                Op::RemoveFile { .. } => self.root.remove_file_at(&dir, path)?,
+                Op::RemoveDir { .. } => {
+                    self.root.remove_dir_at(&dir, path)?;
+                    self.cache.forget(path);
+                    self.dirty.retain(|d| !depends_on(path, d));
+                }
+                Op::Write { .. } => {}
+            }
+            self.dirty.insert(parent_of(path).to_owned());
+            self.step(path);
+        }
+        if cancelled() {
+            return Err(PatchError::Cancelled);
+        }
+        self.flush()?;
+        // Every changed directory, durably, before the caller writes the commit marker.
+        let dirty = std::mem::take(&mut self.dirty);
+        for (index, d) in dirty.into_iter().enumerate() {
+            let dir = self.cache.dir(&d)?;
+            self.send(Job::SyncDir {
+                index,
+                dir,
+                path: d,
+            })?;
+        }
+        self.collect(true)
     }
-    for dir in dirty_dirs {
-        root.fsync_dir(&dir)?;
+
+    fn step(&mut self, item: &str) {
+        self.done += 1;
+        (self.progress)(self.done, self.total, item);
     }
-    Ok(())
+
+    fn send(&mut self, job: Job<'a>) -> Result<(), PatchError> {
+        self.job_tx.send(job).map_err(|_| PatchError::Journal {
+            path: TX_DIR.to_owned(),
+            message: "the file staging threads stopped".to_owned(),
+        })?;
+        self.outstanding += 1;
+        Ok(())
+    }
+
+    /// Take the finished jobs' results (all of them, waiting, with `wait`); the first failure
+    /// in op order is the transaction's error.
+    fn collect(&mut self, wait: bool) -> Result<(), PatchError> {
+        while self.outstanding > 0 {
+            let next = if wait {
+                self.res_rx.recv().ok()
+            } else {
+                self.res_rx.try_recv().ok()
+            };
+            let Some((index, result)) = next else {
+                if wait {
+                    return Err(PatchError::Journal {
+                        path: TX_DIR.to_owned(),
+                        message: "a file staging thread stopped".to_owned(),
+                    });
+                }
+                break;
+            };
+            self.outstanding -= 1;
+            if let Err(e) = result {
+                self.errors.push((index, e));
+            }
+        }
+        if self.errors.is_empty() {
+            return Ok(());
+        }
+        if wait || self.outstanding == 0 {
+            self.errors.sort_by_key(|(i, _)| *i);
+        }
+        Err(self.errors.swap_remove(0).1.into())
+    }
+
+    /// Wait for every staged write, then rename them into place in op order.
+    fn flush(&mut self) -> Result<(), PatchError> {
+        self.collect(true)?;
+        for w in std::mem::take(&mut self.pending) {
+            self.root.rename_staged_at(&w.dir, w.path, w.tmp)?;
+            self.dirty.insert(parent_of(w.path).to_owned());
+            self.step(w.path);
+        }
+        Ok(())
+    }
 }
 
 /// Restore every path of `manifest` to its before-state (idempotent, hash-verified), then

@@ -1,6 +1,8 @@
 //! Projects and transactions: the public face of SPEC §5.2, §5.4–§5.6.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use papayu_protocol::ActionKind;
@@ -47,6 +49,9 @@ pub struct Progress<'a> {
     pub total: usize,
     /// The path (or check command) just finished.
     pub item: &'a str,
+    /// In the [`Stage::Checking`] stage: the report of the check just finished (its status and
+    /// the tail of its output).
+    pub check: Option<&'a CheckReport>,
 }
 
 type ProgressFn<'a> = Box<dyn FnMut(&Progress<'_>) + 'a>;
@@ -63,6 +68,7 @@ pub struct ApplyOptions<'a> {
     /// Undo stack depth (oldest transactions beyond it are pruned).
     pub undo_depth: usize,
     progress: Option<ProgressFn<'a>>,
+    cancel: Option<Arc<AtomicBool>>,
     #[cfg(any(test, feature = "fault-injection"))]
     fault: Option<crate::fault::FaultPlan>,
 }
@@ -75,6 +81,7 @@ impl Default for ApplyOptions<'_> {
             engine: EngineOptions::default(),
             undo_depth: DEFAULT_UNDO_DEPTH,
             progress: None,
+            cancel: None,
             #[cfg(any(test, feature = "fault-injection"))]
             fault: None,
         }
@@ -123,6 +130,20 @@ impl<'a> ApplyOptions<'a> {
         self
     }
 
+    /// Cancel from another thread: once `flag` is set, the transaction stops at its next step
+    /// (a running check command's process group is killed), rolls back and returns
+    /// [`PatchError::Cancelled`]. Setting it after the commit point has no effect.
+    pub fn cancel_flag(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.cancel = Some(flag);
+        self
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
     /// Test seam: make one write, fsync or rename fail (`fault-injection` feature only).
     #[cfg(any(test, feature = "fault-injection"))]
     #[doc(hidden)]
@@ -132,12 +153,24 @@ impl<'a> ApplyOptions<'a> {
     }
 
     fn report(&mut self, stage: Stage, done: usize, total: usize, item: &str) {
+        self.report_check(stage, done, total, item, None);
+    }
+
+    fn report_check(
+        &mut self,
+        stage: Stage,
+        done: usize,
+        total: usize,
+        item: &str,
+        check: Option<&CheckReport>,
+    ) {
         if let Some(f) = self.progress.as_mut() {
             f(&Progress {
                 stage,
                 done,
                 total,
                 item,
+                check,
             });
         }
     }
@@ -737,9 +770,16 @@ fn execute_with_checks(
         }
     };
     let result = (|| -> Result<(), PatchError> {
-        journal::apply_ops(root, &manifest, &ops, &mut |done, total, item| {
-            options.report(Stage::Writing, done, total, item);
-        })?;
+        let cancel = options.cancel.clone();
+        journal::apply_ops(
+            root,
+            &manifest,
+            &ops,
+            cancel.as_deref(),
+            &mut |done, total, item| {
+                options.report(Stage::Writing, done, total, item);
+            },
+        )?;
         let commands = match &options.checks {
             Checks::None => Vec::new(),
             Checks::Commands(c) => c.clone(),
@@ -749,10 +789,15 @@ fn execute_with_checks(
             let mut reports = Vec::new();
             let total = commands.len();
             for (i, c) in commands.iter().enumerate() {
-                let r = checks::run(root.path(), c, options.check_timeout);
+                let r = checks::run(
+                    root.path(),
+                    c,
+                    options.check_timeout,
+                    options.cancel.as_deref(),
+                );
                 let ok = r.success;
+                options.report_check(Stage::Checking, i + 1, total, c, Some(&r));
                 reports.push(r);
-                options.report(Stage::Checking, i + 1, total, c);
                 if !ok {
                     break;
                 }
@@ -760,6 +805,9 @@ fn execute_with_checks(
             checks::save_log(root, &reports);
             let failed = reports.iter().find(|r| !r.success).cloned();
             *check_reports.borrow_mut() = reports;
+            if options.cancelled() {
+                return Err(PatchError::Cancelled);
+            }
             if let Some(r) = failed {
                 return Err(PatchError::CheckFailed {
                     command: r.command,
@@ -767,6 +815,9 @@ fn execute_with_checks(
                     output: r.output,
                 });
             }
+        }
+        if options.cancelled() {
+            return Err(PatchError::Cancelled);
         }
         let mut committed = manifest.clone();
         committed.status = TxStatus::Committed;

@@ -110,3 +110,57 @@ fn detection_picks_commands_from_the_project() {
         );
     }
 }
+
+#[test]
+fn cancelling_while_a_check_runs_kills_it_and_rolls_back_with_err_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(dir.path(), &[("a.txt", "a\n")]);
+    let before = tree(dir.path());
+    let project = Project::open(dir.path()).unwrap();
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let setter = flag.clone();
+    // The check proves the new file is on disk, then waits to be cancelled.
+    let cmd = "test -f src/new.txt && sleep 30";
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(400));
+        setter.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let started = Instant::now();
+    let err = project
+        .transaction(&plan())
+        .options(
+            ApplyOptions::default()
+                .checks(Checks::Commands(vec![cmd.to_owned()]))
+                .cancel_flag(flag),
+        )
+        .apply()
+        .unwrap_err();
+    canceller.join().unwrap();
+    assert_eq!(err.code(), ErrorCode::Cancelled, "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the check was not killed: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(tree(dir.path()), before);
+}
+
+#[test]
+fn a_cancel_flag_set_before_apply_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(dir.path(), &[("a.txt", "a\n")]);
+    let before = tree(dir.path());
+    let project = Project::open(dir.path()).unwrap();
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let err = project
+        .transaction(&plan())
+        .options(ApplyOptions::default().cancel_flag(flag))
+        .apply()
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Cancelled);
+    assert!(err.to_string().contains("nothing was written"), "{err}");
+    assert_eq!(tree(dir.path()), before);
+    // A later apply without the flag works: the cancelled one left no lock or journal behind.
+    project.transaction(&plan()).apply().unwrap();
+    assert!(dir.path().join("src/new.txt").exists());
+}

@@ -384,3 +384,60 @@ async fn preview_document_keeps_blocked_actions_and_applies_the_rest() {
         .unwrap_err();
     assert_eq!(err.code(), ErrorCode::JsonParse);
 }
+
+#[tokio::test]
+async fn apply_with_cancel_kills_the_check_rolls_back_and_reports_progress() {
+    let project = Project::new(&[
+        ("src/lib.rs", LIB_RS.as_bytes()),
+        (
+            ".papa-yu/project.json",
+            br#"{"default_test_command":"echo checking-now; sleep 30"}"#,
+        ),
+    ]);
+    let ans = json!({"actions": [
+        {"kind": "CREATE_FILE", "path": "src/new.rs", "content": "pub fn new() {}\n"}
+    ], "summary": "add new.rs"});
+    let model = Model::start(&[ans]).await;
+    let mut agent = project.agent(&model, &[]);
+    let preview = agent
+        .prepare_apply(Some("create src/new.rs"), &no_progress)
+        .await
+        .unwrap();
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = cancel.clone();
+    let events = std::sync::Mutex::new(Vec::new());
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let err = agent
+        .apply_with_cancel(
+            &preview,
+            None,
+            false,
+            &|p| events.lock().unwrap().push(p.clone()),
+            cancel,
+        )
+        .unwrap_err();
+    canceller.join().unwrap();
+    assert_eq!(err.code(), ErrorCode::Cancelled, "{err}");
+    assert!(!project.root().join("src/new.rs").exists(), "rolled back");
+    let events = events.into_inner().unwrap();
+    assert!(
+        events.iter().any(
+            |e| matches!(e, papayu_agent::Progress::Applying { item, .. } if item == "src/new.rs")
+        ),
+        "{events:?}"
+    );
+    let checked = events
+        .iter()
+        .find_map(|e| match e {
+            papayu_agent::Progress::Checked {
+                success, output, ..
+            } => Some((*success, output.clone())),
+            _ => None,
+        })
+        .expect("a Checked event");
+    assert!(!checked.0);
+    assert!(checked.1.contains("checking-now"), "{checked:?}");
+}

@@ -142,6 +142,13 @@ impl ProgressLine {
             }
             Progress::Previewing => "computing the preview…".to_owned(),
             Progress::Applying { done, total, item } => format!("applying {done}/{total} {item}"),
+            Progress::Checked {
+                done,
+                total,
+                command,
+                status,
+                ..
+            } => format!("check {done}/{total} `{command}` {status}"),
             _ => return,
         };
         let mut err = std::io::stderr().lock();

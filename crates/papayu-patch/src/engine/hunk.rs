@@ -74,6 +74,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
     let mut line_numbers_proven = false;
     let mut any_drift = false;
     let mut placed: Vec<Placed> = Vec::with_capacity(patch.hunks.len());
+    let mut deferred: Vec<Deferred<'a>> = Vec::new();
     for (index, h) in patch.hunks.iter().enumerate() {
         let old: Vec<&str> = h
             .lines
@@ -110,7 +111,10 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             let at_stated = [adjusted, stated]
                 .into_iter()
                 .find(|&p| matches_at(&file, &old, p, cmp));
-            let must_be_unique = out_of_order || zero_context;
+            // A zero-context hunk carries too little text to trust a match at its stated line
+            // alone. Out-of-order hunks lose the drift check, so only an exact match at the
+            // stated line (the line numbers are then right, whatever the order) is trusted.
+            let must_be_unique = zero_context || (out_of_order && cmp != Cmp::Exact);
             if let Some(p) = at_stated {
                 if must_be_unique {
                     let all = find_all(&file, &old, cmp, 2);
@@ -152,6 +156,20 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
                     found = Some((p, tier, cmp));
                     break;
                 }
+                // Several places: defer; the order of the other hunks may leave only one.
+                k if k < AMBIGUITY_LIMIT && !out_of_order && !zero_context => {
+                    deferred.push(Deferred {
+                        index,
+                        candidates: all.clone(),
+                        all,
+                        old: old.clone(),
+                        cmp,
+                        stated,
+                        adjusted,
+                    });
+                    found = None;
+                    break;
+                }
                 _ => {
                     return Err(fail(
                         HunkFailure::Ambiguous {
@@ -161,6 +179,9 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
                     ));
                 }
             }
+        }
+        if deferred.last().is_some_and(|d| d.index == index) {
+            continue;
         }
         let Some((pos, tier, cmp)) = found else {
             return Err(fail(HunkFailure::NoMatch, nearest(&file, &old)));
@@ -188,8 +209,46 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
         });
     }
 
+    resolve_by_order(patch, &mut deferred, &placed)?;
+    for d in deferred {
+        let h = &patch.hunks[d.index];
+        let fail = |reason: HunkFailure, near: Vec<SimilarLine>| EngineError::HunkFailed {
+            index: d.index,
+            header: h.header.clone(),
+            reason,
+            nearest: near,
+        };
+        let pos = d.candidates[0];
+        if conflicts_at(&file, &d.old, d.adjusted)
+            || (d.adjusted != d.stated && conflicts_at(&file, &d.old, d.stated))
+        {
+            return Err(fail(
+                HunkFailure::Conflict,
+                window(&file, d.stated, d.old.len()),
+            ));
+        }
+        let (tier, reindent) = match d.cmp {
+            Cmp::Exact => (HunkTier::Offset, Reindent::Keep),
+            Cmp::TrailingWs => (HunkTier::TrailingWhitespace, Reindent::Keep),
+            Cmp::Indent => (
+                HunkTier::Indentation,
+                reindent_for(&file[pos..pos + d.old.len()], &d.old, h)
+                    .ok_or_else(|| fail(HunkFailure::Reindent, window(&file, pos, d.old.len())))?,
+            ),
+        };
+        any_drift |= pos != d.stated;
+        placed.push(Placed {
+            index: d.index,
+            pos,
+            old_len: d.old.len(),
+            tier,
+            reindent,
+        });
+    }
+
     for (index, at) in insertions {
-        let trusted = n == 0 || (line_numbers_proven && !any_drift && !out_of_order);
+        // Out of order is fine when every other hunk sat exactly at its stated line.
+        let trusted = n == 0 || (line_numbers_proven && !any_drift);
         if !trusted || at > n {
             let h = &patch.hunks[index];
             return Err(EngineError::HunkFailed {
@@ -263,6 +322,79 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
         reports,
         final_newline,
     })
+}
+
+/// At most this many candidate places are considered for a deferred hunk.
+const AMBIGUITY_LIMIT: usize = 8;
+
+/// A hunk whose old lines match at several places (not at its stated line), kept until every
+/// other hunk is placed.
+struct Deferred<'a> {
+    index: usize,
+    /// Places still consistent with the other hunks.
+    candidates: Vec<usize>,
+    /// Every place it matches (for the error message).
+    all: Vec<usize>,
+    old: Vec<&'a str>,
+    cmp: Cmp,
+    stated: usize,
+    adjusted: usize,
+}
+
+/// Narrow each deferred hunk's places to those consistent with the patch's hunk order: hunks
+/// of an in-order patch do not overlap and appear in the file in the order they appear in the
+/// patch, so a place before the end of an earlier hunk (or past the start of a later one) is
+/// impossible. This is deduction, not a guess: a hunk is placed only when exactly one place
+/// remains; otherwise the ambiguity is reported as before.
+fn resolve_by_order(
+    patch: &ParsedPatch,
+    deferred: &mut [Deferred<'_>],
+    placed: &[Placed],
+) -> Result<(), EngineError> {
+    loop {
+        let mut changed = false;
+        for k in 0..deferred.len() {
+            let i = deferred[k].index;
+            let len = deferred[k].old.len();
+            let fixed_before = placed
+                .iter()
+                .filter(|p| p.index < i)
+                .map(|p| p.pos + p.old_len);
+            let deferred_before = deferred
+                .iter()
+                .filter(|d| d.index < i)
+                .filter_map(|d| d.candidates.iter().min().map(|m| m + d.old.len()));
+            let lower = fixed_before.chain(deferred_before).max().unwrap_or(0);
+            let fixed_after = placed.iter().filter(|p| p.index > i).map(|p| p.pos);
+            let deferred_after = deferred
+                .iter()
+                .filter(|d| d.index > i)
+                .filter_map(|d| d.candidates.iter().max().copied());
+            let upper = fixed_after
+                .chain(deferred_after)
+                .min()
+                .unwrap_or(usize::MAX);
+            let before = deferred[k].candidates.len();
+            deferred[k]
+                .candidates
+                .retain(|&c| c >= lower && c.saturating_add(len) <= upper);
+            changed |= deferred[k].candidates.len() != before;
+        }
+        if !changed {
+            break;
+        }
+    }
+    match deferred.iter().find(|d| d.candidates.len() != 1) {
+        None => Ok(()),
+        Some(d) => Err(EngineError::HunkFailed {
+            index: d.index,
+            header: patch.hunks[d.index].header.clone(),
+            reason: HunkFailure::Ambiguous {
+                candidates: plus1(&d.all),
+            },
+            nearest: Vec::new(),
+        }),
+    }
 }
 
 fn plus1(v: &[usize]) -> Vec<usize> {
