@@ -40,10 +40,11 @@ async function session(fixture, opts = {}) {
   servers.push(server);
   const page = await newPage(browser, opts);
   await page.goto(server.url);
+  await page.getByRole('textbox', { name: 'Folder' }).waitFor();
   // The token moved from the address bar into sessionStorage.
   assert.ok(!page.url().includes('token='), `token left in the URL: ${page.url()}`);
   // Open the project through the picker's path field.
-  await page.getByLabel('Folder').fill(project.root);
+  await page.getByRole('textbox', { name: 'Folder' }).fill(project.root);
   await page.getByRole('button', { name: 'Open', exact: true }).click();
   await page.getByRole('tab', { name: 'Chat' }).waitFor();
   return { project, server, page };
@@ -95,7 +96,8 @@ describe('papayu ui in a browser', () => {
     const notes = page.getByRole('checkbox', { name: /CREATE_FILE docs\/NOTES\.md/ });
     assert.ok(await patch.isChecked());
     assert.ok(await notes.isChecked());
-    assert.match(await preview.innerText(), /\+ {4}42/);
+    assert.equal(await preview.locator('[data-path="src/lib.rs"] tr.add').innerText().then((t) => t.includes('    42')), true, 'the diff shows +    42');
+    assert.equal(await preview.locator('[data-path="src/lib.rs"] tr.del').innerText().then((t) => t.includes('    41')), true);
     await notes.uncheck();
     await page.screenshot({ path: join(RESULTS, 'preview.png'), fullPage: true });
     await page.getByRole('button', { name: 'Apply 1 action(s)' }).click();

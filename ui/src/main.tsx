@@ -10,6 +10,9 @@ async function start() {
     const { setTransport } = await import('./transport');
     setTransport(mockTransport());
   }
+  // Pick the transport now: the HTTP one moves #token= out of the address bar at once.
+  const { transport } = await import('./transport');
+  transport();
   createRoot(document.getElementById('root')!).render(
     <StrictMode>
       <App />
