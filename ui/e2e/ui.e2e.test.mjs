@@ -1,6 +1,6 @@
 // The browser UI against the real `papayu ui` backend and a scripted model (issue #7 part 3).
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { RESULTS, launchBrowser, newPage, sha256, startModel, startServer, tempProject, tree } from './support.mjs';
@@ -100,6 +100,12 @@ describe('papayu ui in a browser', () => {
     assert.equal(await preview.locator('[data-path="src/lib.rs"] tr.del').innerText().then((t) => t.includes('    41')), true);
     await notes.uncheck();
     await page.screenshot({ path: join(RESULTS, 'preview.png'), fullPage: true });
+    // The picture for docs/ui.png: the plan's end, the mode decision and the preview in one view.
+    await page.setViewportSize({ width: 1280, height: 1440 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: join(RESULTS, 'ui.png') });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    if (process.env.PAPAYU_UI_DOCS_SHOT) copyFileSync(join(RESULTS, 'ui.png'), process.env.PAPAYU_UI_DOCS_SHOT);
     await page.getByRole('button', { name: 'Apply 1 action(s)' }).click();
     await page.getByTestId('applied').waitFor();
 
@@ -118,6 +124,17 @@ describe('papayu ui in a browser', () => {
     await page.getByRole('button', { name: 'Redo' }).click();
     await page.getByRole('status').getByText(/Redone/).waitFor();
     assert.equal(readFileSync(join(project.root, 'src/lib.rs'), 'utf8'), LIB_RS_42);
+
+    // Someone edits the file: undo reports the conflict, and "Force undo" overrides it.
+    writeFileSync(join(project.root, 'src/lib.rs'), 'pub fn answer() -> u32 {\n    43\n}\n');
+    await page.getByRole('button', { name: 'Undo', exact: true }).click();
+    const conflict = page.locator('.error-box[data-code="ERR_UNDO_CONFLICT"]');
+    await conflict.waitFor();
+    assert.match(await conflict.innerText(), /src\/lib\.rs/);
+    await page.screenshot({ path: join(RESULTS, 'undo-conflict.png'), fullPage: true });
+    await conflict.getByRole('button', { name: 'Force undo' }).click();
+    await page.getByRole('status').getByText(/Undone/).waitFor();
+    assert.deepEqual(tree(project.root), before, 'forced undo restores the original bytes');
 
     // Traces and the report chart (PAPAYU_TRACE=1).
     await page.getByRole('tab', { name: 'Traces' }).click();
@@ -156,6 +173,7 @@ describe('papayu ui in a browser', () => {
     const err = page.getByTestId('error');
     await err.waitFor();
     assert.match(await err.innerText(), /ERR_CHECK_FAILED/);
+    assert.match(await err.innerText(), /SyntaxError/, 'the check output is shown');
     await page.getByTestId('rollback').waitFor();
     await page.screenshot({ path: join(RESULTS, 'check-failed.png'), fullPage: true });
     assert.deepEqual(tree(project.root), before, 'rolled back: nothing written');
