@@ -81,11 +81,16 @@ impl Job {
         inner.events.push(event);
     }
 
-    /// Record a papayu-agent progress event.
+    /// Record a papayu-agent progress event. A finished check is the UI-API's
+    /// `check_output` event (`command`, `output`, plus `success`, `status`, `done`, `total`).
     pub(crate) fn progress(&self, p: &Progress) {
-        if let Ok(v) = serde_json::to_value(p) {
-            self.push(v);
+        let Ok(mut v) = serde_json::to_value(p) else {
+            return;
+        };
+        if matches!(p, Progress::Checked { .. }) {
+            v["stage"] = Value::from("check_output");
         }
+        self.push(v);
     }
 
     /// The work ended; ignored when the job was cancelled meanwhile.

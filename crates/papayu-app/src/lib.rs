@@ -61,9 +61,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use camino::{Utf8Path, Utf8PathBuf};
 use papayu_agent::report::{parse_since, report, timeline};
 use papayu_agent::trace::{load_traces, show_trace};
-use papayu_agent::{Agent, AgentConfig, AgentError, ApplyPreview, ChatTurn, Progress};
+use papayu_agent::{Agent, AgentConfig, ApplyPreview, ChatTurn, Progress};
 use papayu_llm::{BoxFuture, ChatRequest, Completion, LlmError, Provider, ProviderInfo};
-use papayu_patch::{ApplyReport, History, PatchError};
+use papayu_patch::{ApplyReport, History};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::OwnedMutexGuard;
@@ -242,10 +242,6 @@ fn agent_mut(slot: &mut AgentSlot) -> Result<&mut Agent, ApiError> {
     slot.as_mut()
         .map(|(_, a)| a)
         .ok_or_else(|| ApiError::internal("the project's agent is missing"))
-}
-
-fn check_output_event(command: &str, output: &str) -> Value {
-    serde_json::json!({"stage": "check_output", "command": command, "output": output})
 }
 
 impl App {
@@ -529,7 +525,8 @@ impl App {
     }
 
     /// `start_apply`: apply the selected actions of a preview, all-or-nothing, with the
-    /// project's checks; each check's output is also a `check_output` event.
+    /// project's checks (each one's output is a `check_output` event); cancelling rolls the
+    /// transaction back (a running check is killed) and ends the job with `ERR_CANCELLED`.
     pub async fn start_apply(&self, args: ApplyArgs) -> Result<JobStarted, ApiError> {
         let p = self.project(&args.project)?;
         let preview = lock(&p.previews)
@@ -551,28 +548,16 @@ impl App {
             let cancel = job.cancel_flag.clone();
             tokio::task::spawn_blocking(move || {
                 let agent = agent_mut(&mut slot)?;
-                let j = job.clone();
-                let progress = move |e: &Progress| j.progress(e);
-                let result = apply_cancellable(
-                    agent,
-                    &preview,
-                    &args.selection,
-                    args.confirmed_deletes,
-                    &progress,
-                    cancel,
-                );
-                match &result {
-                    Ok(outcome) => {
-                        for c in outcome.report.iter().flat_map(|r| &r.checks) {
-                            job.push(check_output_event(&c.command, &c.output));
-                        }
-                    }
-                    Err(AgentError::Patch(PatchError::CheckFailed {
-                        command, output, ..
-                    })) => job.push(check_output_event(command, output)),
-                    Err(_) => {}
-                }
-                result.map_err(ApiError::from)
+                let progress = move |e: &Progress| job.progress(e);
+                agent
+                    .apply_with_cancel(
+                        &preview,
+                        Some(&args.selection),
+                        args.confirmed_deletes,
+                        &progress,
+                        cancel,
+                    )
+                    .map_err(ApiError::from)
             })
             .await
             .map_err(|e| ApiError::internal(format!("the apply task failed: {e}")))?
@@ -698,21 +683,4 @@ impl App {
             timeline: timeline(&records, since, now),
         })
     }
-}
-
-/// Apply, honouring `cancel` where the engine supports it.
-fn apply_cancellable(
-    agent: &Agent,
-    preview: &ApplyPreview,
-    selection: &[usize],
-    confirmed_deletes: bool,
-    progress: papayu_agent::ProgressFn<'_>,
-    cancel: Arc<AtomicBool>,
-) -> Result<papayu_agent::ApplyOutcome, AgentError> {
-    // Until papayu-patch has a cancellation hook, a cancel only stops an apply that has not
-    // started writing.
-    if cancel.load(Ordering::SeqCst) {
-        return Err(AgentError::DeleteNotConfirmed { paths: Vec::new() });
-    }
-    agent.apply(preview, Some(selection), confirmed_deletes, progress)
 }

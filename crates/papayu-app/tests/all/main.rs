@@ -6,3 +6,8 @@
     clippy::disallowed_types,
     missing_docs
 )]
+
+mod errors;
+mod flow;
+mod settings;
+mod support;
