@@ -2,7 +2,7 @@
 // fixtures/, the real `papayu ui` server, and Debian's Chromium driven by playwright-core.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -86,8 +86,17 @@ export async function startModel() {
 }
 
 /** A temp dir with a copy of fixtures/<name> as `project/`, and `config/`, `home/` beside it. */
+const temps = [];
+
+/** Remove the temp dirs (unless PAPAYU_UI_E2E_KEEP is set, to look at them). */
+export function cleanTemps() {
+  if (process.env.PAPAYU_UI_E2E_KEEP) return;
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+}
+
 export function tempProject(name) {
   const base = mkdtempSync(join(tmpdir(), `papayu-ui-e2e-${name}-`));
+  temps.push(base);
   const root = join(base, 'project');
   cpSync(join(here, 'fixtures', name), root, { recursive: true });
   return { base, root };
@@ -144,7 +153,11 @@ export async function startServer(model, base, extraEnv = {}) {
       const m = /http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-fA-F]+/.exec(out);
       if (m) {
         clearTimeout(timer);
-        res(m[0]);
+        // The binary embeds ui/dist at build time; without it it serves a placeholder page.
+        if (/no web UI built in/.test(err)) {
+          child.kill('SIGTERM');
+          rej(new Error(`${PAPAYU_BIN} has no web UI built in: run \`npm run build\` in ui/, then rebuild papayu (cargo build -p papayu-cli)`));
+        } else res(m[0]);
       }
     });
     child.on('exit', (code) => rej(new Error(`papayu ui exited with ${code}.\nstdout: ${out}\nstderr: ${err}`)));

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { RESULTS, launchBrowser, newPage, sha256, startModel, startServer, tempProject, tree } from './support.mjs';
+import { spawnSync } from 'node:child_process';
+import { PAPAYU_BIN, RESULTS, cleanTemps, launchBrowser, newPage, sha256, startModel, startServer, tempProject, tree } from './support.mjs';
 
 const LIB_RS = 'pub fn answer() -> u32 {\n    41\n}\n';
 const LIB_RS_42 = 'pub fn answer() -> u32 {\n    42\n}\n';
@@ -31,6 +32,7 @@ after(async () => {
   await browser?.close();
   for (const s of servers) await s.stop();
   await model?.close();
+  cleanTemps();
 });
 
 /** A fresh project from fixtures/<name>, its own `papayu ui`, and a page with it open. */
@@ -191,6 +193,35 @@ describe('papayu ui in a browser', () => {
     assert.match(await err.innerText(), /ERR_CANCELLED/);
     assert.deepEqual(tree(project.root), before);
     model.script([]);
+  });
+
+  test('Esc during an apply (a slow check) rolls it back: ERR_CANCELLED, files unchanged', async () => {
+    const add = { actions: [{ kind: 'CREATE_FILE', path: 'util.py', content: 'def sub(a, b):\n    return a - b\n' }], summary: 'add sub' };
+    model.script([add]);
+    const { project, page } = await session('py-calc');
+    // The project's check command (memory), as `papayu memory set` writes it.
+    const set = spawnSync(PAPAYU_BIN, ['memory', 'set', 'project.default_test_command', 'sleep 20'], {
+      cwd: project.root, env: { PATH: process.env.PATH, HOME: join(project.base, 'home'), XDG_CONFIG_HOME: join(project.base, 'config') }, encoding: 'utf8',
+    });
+    assert.equal(set.status, 0, set.stderr);
+    const before = tree(project.root);
+    await send(page, 'apply: create util.py with sub()');
+    await page.getByTestId('preview').waitFor();
+    await page.getByRole('button', { name: 'Apply 1 action(s)' }).click();
+    const bar = page.getByTestId('jobbar');
+    await bar.waitFor();
+    // Wait until the file is written and the check runs, then cancel from the keyboard.
+    const t0 = Date.now();
+    while (!existsSync(join(project.root, 'util.py')) && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(existsSync(join(project.root, 'util.py')), 'the apply got as far as writing');
+    await bar.getByText('Applying 1/1: util.py').waitFor(); // live progress from job_status
+    await page.screenshot({ path: join(RESULTS, 'apply-running.png') });
+    await page.keyboard.press('Escape');
+    const err = page.getByTestId('error');
+    await err.waitFor({ timeout: 10_000 });
+    assert.match(await err.innerText(), /ERR_CANCELLED/);
+    await page.getByTestId('rollback').waitFor();
+    assert.deepEqual(tree(project.root), before, 'cancelled apply rolled back');
   });
 
   test('a 200-file preview renders within 1 s', async () => {
