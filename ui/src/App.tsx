@@ -38,9 +38,11 @@ function JobBar({ job, onCancel }: { job: JobState; onCancel: () => void }) {
         </button>
       </div>
       {checks.map((c, i) => (
-        <details key={i} open>
+        <details key={i} open={c.success !== true}>
           <summary>
-            <code>{c.command}</code>
+            Check <code>{c.command}</code>{' '}
+            {c.success === undefined ? null : c.success ? <span className="add">passed</span> : <span className="del">failed</span>}
+            {c.status ? <span className="muted"> ({c.status})</span> : null}
           </summary>
           <pre>{c.output || '(no output)'}</pre>
         </details>

@@ -24,6 +24,8 @@ export type ChatMessage =
 export interface CheckOutput {
   command: string;
   output: string;
+  success?: boolean;
+  status?: string;
 }
 
 export interface ChatState {

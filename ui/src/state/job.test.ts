@@ -37,13 +37,14 @@ describe('job reducer', () => {
       ...initialJob('Apply'), phase: 'running', jobId: 'j', next: 3,
       events: [
         { stage: 'applying', done: 1, total: 4, item: 'a' },
-        { stage: 'check_output', command: 'cargo check', output: 'ok' },
         { stage: 'applying', done: 3, total: 4, item: 'src/a.py' },
       ],
     };
     expect(progressFraction(s)).toBe(0.75);
     expect(progressText(s)).toBe('Applying 3/4: src/a.py');
-    expect(checkOutputs(s)).toEqual([{ stage: 'check_output', command: 'cargo check', output: 'ok' }]);
+    const checked = { ...s, events: [...s.events, { stage: 'check_output', command: 'cargo check', output: 'ok', success: false, status: 'exited with 101', done: 1, total: 1 }] };
+    expect(progressText(checked)).toBe('Check `cargo check`: exited with 101');
+    expect(checkOutputs(checked)).toEqual([{ command: 'cargo check', output: 'ok', success: false, status: 'exited with 101' }]);
   });
 });
 

@@ -59,10 +59,12 @@ export function jobReducer(s: JobState, a: JobAction): JobState {
 /** A one-line description of where the job is, from its latest events. */
 export function progressText(s: JobState): string {
   if (s.phase === 'cancelling') return 'Cancelling…';
-  const last = [...s.events].reverse().find((e) => e.stage !== 'check_output');
+  const last = s.events[s.events.length - 1];
   if (!last) return s.phase === 'starting' ? 'Starting…' : 'Working…';
   const e = last as Record<string, unknown>;
   switch (last.stage) {
+    case 'check_output':
+      return `Check \`${String(e.command)}\`${e.status ? `: ${String(e.status)}` : ' finished'}`;
     case 'gathering_context':
       return 'Reading files named in the goal…';
     case 'requesting':
@@ -92,8 +94,13 @@ export function progressFraction(s: JobState): number | null {
 }
 
 /** The check commands' output so far. */
-export function checkOutputs(s: JobState): { command: string; output: string }[] {
-  return s.events.filter((e) => e.stage === 'check_output').map((e) => e as { stage: string; command: string; output: string });
+export function checkOutputs(s: JobState): { command: string; output: string; success?: boolean; status?: string }[] {
+  return s.events
+    .filter((e) => e.stage === 'check_output')
+    .map((e) => {
+      const c = e as { command: string; output: string; success?: boolean; status?: string };
+      return { command: c.command, output: c.output, success: c.success, status: c.status };
+    });
 }
 
 export interface JobHandle {
