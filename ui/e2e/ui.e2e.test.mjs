@@ -142,6 +142,9 @@ describe('papayu ui in a browser', () => {
     await page.getByRole('tab', { name: 'Traces' }).click();
     await page.locator('table.list tbody tr').first().waitFor();
     assert.ok((await page.locator('table.list tbody tr').count()) >= 2);
+    await page.locator('table.list tbody tr').first().getByRole('button').click();
+    await page.getByText('Full record (JSON)').waitFor();
+    assert.match(await page.locator('[aria-live]').last().innerText(), /APPLY|PLAN/);
     await page.getByRole('tab', { name: 'Report' }).click();
     await page.locator('svg.chart').waitFor();
     await page.screenshot({ path: join(RESULTS, 'report.png'), fullPage: true });
@@ -246,7 +249,7 @@ describe('papayu ui in a browser', () => {
 
   test('dark theme and keyboard: tabs by arrows, ? opens help', async () => {
     model.script([]);
-    const { page } = await session('rust-lib', { colorScheme: 'dark' });
+    const { page, project } = await session('rust-lib', { colorScheme: 'dark' });
     const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     assert.equal(bg, 'rgb(21, 21, 21)', 'prefers-color-scheme: dark is respected');
     await page.getByRole('tab', { name: 'Chat' }).focus();
@@ -260,5 +263,23 @@ describe('papayu ui in a browser', () => {
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText(/NAME of the environment variable/).first().waitFor();
     await page.screenshot({ path: join(RESULTS, 'dark-settings.png'), fullPage: true });
+    // A valid form is saved by the backend and comes back on reload; the key is only a name.
+    await page.getByLabel('API key variable').fill('OPENAI_API_KEY');
+    await page.getByLabel('Model').fill('gpt-test');
+    await page.getByLabel('Temperature').fill('0.2');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    const stored = JSON.parse(readFileSync(join(project.base, 'config', 'papayu', 'ui-settings.json'), 'utf8'));
+    assert.equal(stored.api_key_env, 'OPENAI_API_KEY');
+    assert.equal(stored.model, 'gpt-test');
+    assert.ok(!JSON.stringify(stored).includes('sk-'), 'no key in the settings file');
+    // The theme toggle: dark is stored and applied.
+    await page.getByRole('button', { name: /Switch theme/ }).click();
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+    await page.reload();
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    assert.equal(await page.getByLabel('Model').inputValue(), 'gpt-test');
+    assert.equal(await page.getByLabel('API key variable').inputValue(), 'OPENAI_API_KEY');
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
   });
 });
