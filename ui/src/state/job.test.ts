@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../transport';
 import type { JobStatus } from '../types';
-import { checkOutputs, initialJob, jobReducer, progressFraction, progressText, runJob, type JobState } from './job';
+import { checkOutputs, initialJob, jobReducer, pollFrom, progressFraction, progressText, runJob, type JobState } from './job';
 
 const status = (s: Partial<JobStatus>): JobStatus => ({ state: 'running', events: [], next: 0, ...s });
 
@@ -13,6 +13,17 @@ describe('job reducer', () => {
     expect(s.events).toHaveLength(2);
     expect(s.next).toBe(2);
     expect(progressText(s)).toBe('Receiving the answer: 120 characters');
+  });
+  it('takes the in-place update of the last receiving event when polling from it again', () => {
+    let s = jobReducer(initialJob('Plan'), { type: 'started', jobId: 'j1' });
+    s = jobReducer(s, { type: 'status', status: status({ events: [{ stage: 'requesting', attempt: 'initial', protocol: 2 }, { stage: 'receiving', chars: 10 }], next: 2 }), since: 0 });
+    expect(pollFrom(s)).toBe(1);
+    s = jobReducer(s, { type: 'status', status: status({ events: [{ stage: 'receiving', chars: 900 }], next: 2 }), since: 1 });
+    expect(s.events).toHaveLength(2);
+    expect(progressText(s)).toBe('Receiving the answer: 900 characters');
+    s = jobReducer(s, { type: 'status', status: status({ events: [{ stage: 'receiving', chars: 950 }, { stage: 'previewing' }], next: 3 }), since: 1 });
+    expect(s.events.map((e) => e.stage)).toEqual(['requesting', 'receiving', 'previewing']);
+    expect(pollFrom(s)).toBe(3);
   });
   it('ignores a stale poll that reports an older next', () => {
     let s: JobState = { ...initialJob('x'), phase: 'running', jobId: 'j', events: [{ stage: 'previewing' }], next: 1 };

@@ -17,7 +17,7 @@ export interface JobState {
 
 export type JobAction =
   | { type: 'started'; jobId: string }
-  | { type: 'status'; status: JobStatus }
+  | { type: 'status'; status: JobStatus; since?: number }
   | { type: 'cancel' }
   | { type: 'start_failed'; error: ApiError };
 
@@ -38,8 +38,10 @@ export function jobReducer(s: JobState, a: JobAction): JobState {
       return { ...s, phase: 'cancelling' };
     case 'status': {
       const st = a.status;
-      // `events` are those from index `since`; ignore a stale (out-of-order) poll.
-      const events = st.next >= s.next ? [...s.events, ...st.events.slice(Math.max(0, st.events.length - (st.next - s.next)))] : s.events;
+      // `events` are those from index `since` (the backend may replace its last `receiving`
+      // event in place, so the poller asks again from that index); ignore a stale poll.
+      const since = Math.min(a.since ?? s.next, s.events.length);
+      const events = st.next >= s.next ? [...s.events.slice(0, since), ...st.events] : s.events;
       const next = Math.max(s.next, st.next);
       switch (st.state) {
         case 'running':
@@ -103,6 +105,13 @@ export function checkOutputs(s: JobState): { command: string; output: string; su
     });
 }
 
+/** Where the next poll starts: at the last event again when it is a `receiving` count, which
+ * the backend updates in place (docs/UI-API.md: consecutive `receiving` events are coalesced). */
+export function pollFrom(s: JobState): number {
+  const last = s.events[s.events.length - 1];
+  return last && last.stage === 'receiving' && s.next === s.events.length ? s.next - 1 : s.next;
+}
+
 export interface JobHandle {
   cancel: () => void;
   done: Promise<unknown>;
@@ -144,10 +153,11 @@ export function runJob(call: Call, command: string, args: Record<string, unknown
     }
     while (!isTerminal(state.phase)) {
       if (state.phase === 'cancelling') sendCancel();
-      const status = await call<JobStatus>('job_status', { job_id: state.jobId, since: state.next }).catch((e: unknown) => {
+      const since = pollFrom(state);
+      const status = await call<JobStatus>('job_status', { job_id: state.jobId, since }).catch((e: unknown) => {
         throw toApiError(e);
       });
-      dispatch({ type: 'status', status });
+      dispatch({ type: 'status', status, since });
       if (!isTerminal(state.phase)) await sleep(opts.intervalMs ?? 150);
     }
     if (state.phase === 'done') return state.result;
