@@ -227,6 +227,43 @@ describe('papayu ui in a browser', () => {
     assert.deepEqual(tree(project.root), before, 'cancelled apply rolled back');
   });
 
+  test('a plan document: a blocked action is greyed with its code, a delete needs confirmation, undo restores it', async () => {
+    model.script([]);
+    const { project, page } = await session('rust-lib');
+    const before = tree(project.root);
+    const doc = {
+      actions: [
+        { kind: 'CREATE_FILE', path: 'README.md', content: 'clobber\n' },
+        { kind: 'DELETE_FILE', path: 'src/lib.rs' },
+        { kind: 'CREATE_FILE', path: 'docs/NOTES.md', content: NOTES_MD },
+      ],
+      summary: 'three actions',
+    };
+    await page.getByText('Preview a plan document without the model').click();
+    await page.getByLabel('Plan document (JSON)').fill(JSON.stringify(doc));
+    await page.getByRole('button', { name: 'Preview plan document' }).click();
+    const preview = page.getByTestId('preview');
+    await preview.waitFor();
+    const blocked = page.getByRole('checkbox', { name: /CREATE_FILE README\.md/ });
+    assert.equal(await blocked.isDisabled(), true, 'a blocked action cannot be selected');
+    assert.equal(await blocked.isChecked(), false);
+    const card = preview.locator('[data-path="README.md"]');
+    assert.match(await card.innerText(), /ERR_FILE_EXISTS/);
+    assert.match(await card.innerText(), /Blocked: /);
+    const apply = page.getByRole('button', { name: 'Apply 2 action(s)' });
+    assert.equal(await apply.isDisabled(), true, 'the delete is not confirmed yet');
+    assert.match(await preview.innerText(), /Confirm the 1 delete action first/);
+    await page.getByRole('checkbox', { name: /Yes, delete src\/lib\.rs/ }).check();
+    await apply.click();
+    await page.getByTestId('applied').waitFor();
+    assert.ok(!existsSync(join(project.root, 'src/lib.rs')), 'deleted');
+    assert.equal(readFileSync(join(project.root, 'docs/NOTES.md'), 'utf8'), NOTES_MD);
+    assert.equal(readFileSync(join(project.root, 'README.md'), 'utf8'), '# demo\n', 'the blocked action did nothing');
+    await send(page, 'undo');
+    await page.getByText(/^Undone \(transaction/).waitFor();
+    assert.deepEqual(tree(project.root), before, 'undo restores every byte and removes what the apply created');
+  });
+
   test('a 200-file preview renders within 1 s', async () => {
     model.script([]);
     const { page } = await session('rust-lib');
