@@ -264,6 +264,39 @@ describe('papayu ui in a browser', () => {
     assert.deepEqual(tree(project.root), before, 'undo restores every byte and removes what the apply created');
   });
 
+  test('project picker: browse folders with list_dir, open one, find it again under recent projects', async () => {
+    const project = tempProject('rust-lib');
+    const server = await startServer(model, project.base);
+    servers.push(server);
+    const page = await newPage(browser);
+    await page.goto(server.url);
+    // list_dir starts at the home directory (<base>/home); go up to <base> and into project/.
+    const up = page.getByRole('button', { name: 'Parent folder' });
+    await up.waitFor();
+    await page.getByRole('list', { name: /Folders in .*home$/ }).waitFor();
+    await up.click();
+    await page.getByRole('list', { name: `Folders in ${project.base}` }).getByRole('button', { name: /project/ }).click();
+    await page.getByRole('list', { name: `Folders in ${project.root}` }).getByRole('button', { name: /src/ }).waitFor();
+    await page.getByRole('button', { name: 'Open this folder' }).click();
+    await page.getByRole('tab', { name: 'Chat' }).waitFor();
+    assert.match(await page.locator('header').innerText(), /project/);
+    await page.getByRole('button', { name: 'Change project' }).click();
+    const recent = page.getByRole('list', { name: 'Recent projects' });
+    await recent.waitFor();
+    assert.match(await recent.innerText(), new RegExp(project.root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    await recent.getByRole('button').first().click();
+    await page.getByRole('tab', { name: 'Chat' }).waitFor();
+    // Opening a missing folder shows the backend's error with its code.
+    await page.getByRole('button', { name: 'Change project' }).click();
+    await page.getByRole('textbox', { name: 'Folder' }).fill(join(project.base, 'nope'));
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    const err = page.locator('.error-box').first();
+    await err.waitFor();
+    assert.match(await err.innerText(), /ERR_[A-Z_]+/);
+    console.log(`# open missing folder: ${(await err.innerText()).replace(/\s+/g, ' ').slice(0, 160)}`);
+    assert.deepEqual(page.errors, []);
+  });
+
   test('a 200-file preview renders within 1 s', async () => {
     model.script([]);
     const { page } = await session('rust-lib');
