@@ -2,6 +2,7 @@ import { memo, useEffect, useMemo, useState } from 'react';
 import { diffStat, parseDiff } from '../state/diff';
 import { applyRequest, confirmDeletes, initialSelection, setAll, toggle, type ApplyRequest, type Selection } from '../state/selection';
 import type { FileDiff, PreviewView } from '../types';
+import { MemoryNote } from './common';
 
 const FIRST_LINES = 300;
 const AUTO_EXPAND = 3;
@@ -174,6 +175,7 @@ export function PreviewPanel({
           Select none
         </button>
       </div>
+      <MemoryNote memory={preview.memory} />
       {preview.no_changes && <div className="info-box">The model says nothing needs to change.</div>}
       {s.blocked > 0 && (
         <div className="info-box">

@@ -35,6 +35,23 @@ export function ErrorBox({ error, title, children }: { error: ApiError; title?: 
   );
 }
 
+interface PatchReport {
+  applied?: { key: string }[];
+  rejected?: { key: string; reason?: unknown }[];
+}
+
+/** What happened to the answer's memory_patch. */
+export function MemoryNote({ memory }: { memory: unknown }) {
+  const m = memory as PatchReport | null;
+  if (!m || (!m.applied?.length && !m.rejected?.length)) return null;
+  return (
+    <p className="muted">
+      Memory: {m.applied?.length ? <>set {m.applied.map((a) => a.key).join(', ')}</> : null}
+      {m.rejected?.length ? <> · rejected {m.rejected.map((r) => `${r.key} (${typeof r.reason === 'string' ? r.reason : JSON.stringify(r.reason)})`).join(', ')}</> : null}
+    </p>
+  );
+}
+
 function List({ title, items }: { title: string; items: string[] }) {
   if (!items?.length) return null;
   return (
@@ -77,6 +94,13 @@ export function PlanDetails({ plan }: { plan: PlanView }) {
           <pre>{plan.commands_to_run.join('\n')}</pre>
         </>
       )}
+      {plan.unanswered_context_requests?.length > 0 && (
+        <p className="muted">
+          {plan.unanswered_context_requests.length} context request(s) were left unanswered (the round cap was reached):{' '}
+          <code>{plan.unanswered_context_requests.map((r) => JSON.stringify(r)).join(' ')}</code>
+        </p>
+      )}
+      <MemoryNote memory={plan.memory} />
       <div className="row muted" style={{ fontSize: 13 }}>
         <span>protocol v{plan.protocol}</span>
         {plan.context_rounds > 0 && <span>· {plan.context_rounds} context round(s)</span>}
