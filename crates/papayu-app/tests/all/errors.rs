@@ -202,8 +202,9 @@ async fn cancelling_a_model_call_frees_the_project() {
             .app
             .start_preview_plan(PreviewPlanArgs {
                 project: f.project.clone(),
-                plan: json!({"actions": [{"kind": "CREATE_FILE", "path": "a.txt", "content": "a\n"}]})
-                    .to_string(),
+                plan:
+                    json!({"actions": [{"kind": "CREATE_FILE", "path": "a.txt", "content": "a\n"}]})
+                        .to_string(),
             })
             .await
         {
