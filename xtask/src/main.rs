@@ -88,10 +88,61 @@ fn run(root: &Path, program: &str, args: &[&str]) -> Result<()> {
     Ok(())
 }
 
-/// The single CI entry point: fmt, clippy, schema drift, tests, docs.
+fn run_env(
+    root: &Path,
+    dir: &Path,
+    program: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Result<()> {
+    let shown: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    eprintln!(
+        "xtask: $ (cd {}) {} {program} {}",
+        dir.strip_prefix(root).unwrap_or(dir).display(),
+        shown.join(" "),
+        args.join(" ")
+    );
+    let status = Command::new(program)
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(dir)
+        .status()
+        .with_context(|| {
+            format!("running {program} (is it installed? .ci/run installs what CI needs)")
+        })?;
+    if !status.success() {
+        bail!("`{program} {}` failed with {status}", args.join(" "));
+    }
+    Ok(())
+}
+
+/// The cargo target directory (`CARGO_TARGET_DIR`, else `target/`).
+fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(d) if !d.is_empty() => {
+            let d = PathBuf::from(d);
+            if d.is_absolute() { d } else { root.join(d) }
+        }
+        _ => root.join("target"),
+    }
+}
+
+/// The single CI entry point: fmt, schema drift, the web UI (build, Vitest), clippy and tests
+/// over the whole workspace (papayu-desktop included, once `ui/dist` exists), docs, the
+/// browser e2e against a fresh `papayu`, and the desktop window under Xvfb.
 fn ci(root: &Path) -> Result<()> {
     run(root, "cargo", &["fmt", "--all", "--", "--check"])?;
     codegen(root, true)?;
+    // The UI first: papayu-desktop's build script needs ui/dist, and `papayu ui` embeds it.
+    let ui = root.join("ui");
+    // A fresh machine (or CI) installs exactly the lockfile; a developer's existing
+    // node_modules is left alone (`npm ci` would delete it under a running dev server).
+    if std::env::var_os("CI").is_some() || !ui.join("node_modules").is_dir() {
+        run_env(root, &ui, "npm", &["ci", "--no-audit", "--no-fund"], &[])?;
+    }
+    run_env(root, &ui, "npm", &["run", "build"], &[])?;
+    run_env(root, &ui, "npm", &["run", "size"], &[])?;
+    run_env(root, &ui, "npm", &["test"], &[])?;
     run(
         root,
         "cargo",
@@ -127,6 +178,32 @@ fn ci(root: &Path) -> Result<()> {
     if !status.success() {
         bail!("cargo doc failed");
     }
+    // The browser UI against a `papayu` built with the fresh ui/dist.
+    run(root, "cargo", &["build", "--locked", "-p", "papayu-cli"])?;
+    let papayu = target_dir(root).join("debug/papayu");
+    let papayu = papayu.to_string_lossy();
+    run_env(
+        root,
+        &ui,
+        "npm",
+        &["run", "e2e"],
+        &[("PAPAYU_BIN", &papayu)],
+    )?;
+    // The real desktop window under Xvfb through WebKitWebDriver (ignored in the plain run).
+    run(
+        root,
+        "cargo",
+        &[
+            "nextest",
+            "run",
+            "--locked",
+            "-p",
+            "papayu-desktop",
+            "--run-ignored",
+            "only",
+            "--no-capture",
+        ],
+    )?;
     Ok(())
 }
 

@@ -155,6 +155,61 @@ pub struct PlanOutcome {
     pub trace_file: Option<Utf8PathBuf>,
     /// The accepted answer.
     pub response: Response,
+    /// What context was sent and what the diet left out.
+    pub context: ContextReport,
+}
+
+/// The context of a call as a frontend shows it: the files sent, and the blocks the diet
+/// dropped or cut (SPEC §6.3).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ContextReport {
+    /// Files whose content was sent, sorted.
+    pub sent_files: Vec<String>,
+    /// Blocks that were not sent whole.
+    pub dropped: Vec<DroppedBlock>,
+    /// `context_stats`, summed over the rounds.
+    pub stats: ContextStatsRecord,
+}
+
+/// A context block the diet dropped or truncated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DroppedBlock {
+    /// The file, for FILE blocks.
+    pub path: Option<String>,
+    /// The block's cache key (`read_file{path=…}`, `search{query=…}`, …).
+    pub key: String,
+    /// `file`, `search`, `logs` or `env`.
+    pub kind: String,
+    /// `dropped` (not sent) or `truncated: N chars removed`.
+    pub reason: String,
+}
+
+impl ContextReport {
+    fn record(&mut self, assembled: &papayu_context::AssembledContext) {
+        use papayu_context::DietState;
+        for b in &assembled.blocks {
+            let reason = match b.diet {
+                DietState::Kept => continue,
+                DietState::Dropped => {
+                    "dropped by the context diet (over the file count or character budget)"
+                        .to_owned()
+                }
+                DietState::Truncated { removed_chars } => {
+                    format!("truncated: {removed_chars} chars removed")
+                }
+            };
+            let kind = serde_json::to_value(b.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            self.dropped.push(DroppedBlock {
+                path: b.file.as_ref().map(|f| f.path.clone()),
+                key: b.key.clone(),
+                kind,
+                reason,
+            });
+        }
+    }
 }
 
 /// One action of a previewed plan.
@@ -347,6 +402,7 @@ struct Call {
     rounds: u32,
     trace: TraceRecord,
     next_kind: &'static str,
+    context: ContextReport,
 }
 
 /// What a conversation ended with.
@@ -516,6 +572,7 @@ impl Agent {
             rounds: 0,
             trace,
             next_kind: "initial",
+            context: ContextReport::default(),
         }
     }
 
@@ -543,6 +600,7 @@ impl Agent {
         progress(&Progress::GatheringContext);
         let assembled = self.engine.assemble(&[], Some(goal));
         call.trace.context_stats.add(&assembled.stats);
+        call.context.record(&assembled);
         call.context_text = assembled.text.clone();
         call.sent.extend(
             assembled
@@ -597,6 +655,11 @@ impl Agent {
             memory,
             trace_file,
             response: r,
+            context: ContextReport {
+                sent_files: call.sent.keys().cloned().collect(),
+                dropped: call.context.dropped,
+                stats: call.trace.context_stats,
+            },
         })
     }
 
@@ -631,6 +694,7 @@ impl Agent {
                 progress(&Progress::GatheringContext);
                 let assembled = self.engine.assemble(&[], Some(&goal_text));
                 call.trace.context_stats.add(&assembled.stats);
+                call.context.record(&assembled);
                 call.context_text = assembled.text.clone();
                 call.sent.extend(
                     assembled
@@ -897,6 +961,72 @@ impl Agent {
         }
     }
 
+    /// Validate and preview a plan document (a model answer as text, e.g. a file the user
+    /// opened) without asking the model, like `papayu preview`: blocked actions stay in the
+    /// preview with their error, so a frontend can show them and apply the others with
+    /// [`apply`](Self::apply). A rejected document is [`AgentError::Rejected`].
+    pub fn preview_document(
+        &self,
+        text: &str,
+        progress: ProgressFn<'_>,
+    ) -> Result<ApplyPreview, AgentError> {
+        let version = self.config.effective_protocol();
+        let call = self.new_call(Mode::Apply, "(plan document)", version);
+        let root = self.root.clone();
+        let exists = |p: &RelPath| fs_err::symlink_metadata(root.join(p.as_str())).is_ok();
+        let ctx = Context::new(version)
+            .with_mode(Mode::Apply)
+            .with_exists(&exists);
+        let report = papayu_validate::check_text(text, &ctx, &self.policy);
+        let plan = report
+            .into_plan()
+            .map_err(|violations| AgentError::Rejected {
+                stage: stage_of(&violations).into(),
+                violations,
+            })?;
+        let response = parse_response(text, version).map_err(|e| AgentError::Rejected {
+            stage: "schema".into(),
+            violations: vec![Violation::from(&e)],
+        })?;
+        progress(&Progress::Previewing);
+        let options = ApplyOptions::default().normalize_eol_lf(self.config.normalize_eol_lf);
+        let preview = self.patch.transaction(&plan).options(options).preview()?;
+        let mut trace = call.trace;
+        trace.event = "LLM_PLAN_OK".into();
+        Ok(ApplyPreview {
+            trace_id: trace.trace_id.clone(),
+            protocol: version.number(),
+            goal: trace.goal.clone(),
+            summary: response.summary.clone(),
+            no_changes: plan.actions.is_empty(),
+            actions: plan
+                .actions
+                .iter()
+                .map(|a| ActionView {
+                    index: a.index,
+                    kind: a.kind().as_str().to_owned(),
+                    path: a.path.as_str().to_owned(),
+                })
+                .collect(),
+            deletes: plan
+                .actions
+                .iter()
+                .filter(|a| a.kind().is_delete())
+                .map(|a| a.path.as_str().to_owned())
+                .collect(),
+            preview,
+            fallback: None,
+            repaired: false,
+            memory: None,
+            commands_to_run: response.commands_to_run.clone(),
+            verification: response.verification.clone(),
+            trace_file: None,
+            plan,
+            trace,
+            from_saved_plan: false,
+        })
+    }
+
     /// Undo the last transaction (`force` overrides the conflict check).
     pub fn undo(&self, force: bool) -> Result<ApplyReport, AgentError> {
         Ok(self.patch.undo(force)?)
@@ -1112,6 +1242,7 @@ impl Agent {
                 });
                 let assembled = self.engine.assemble(&r.context_requests, None);
                 call.trace.context_stats.add(&assembled.stats);
+                call.context.record(&assembled);
                 call.sent.extend(
                     assembled
                         .sent_files

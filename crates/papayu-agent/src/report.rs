@@ -146,6 +146,62 @@ pub fn report(root: &Utf8Path, since: Option<Duration>, now_ms: u64) -> Result<R
     Ok(r)
 }
 
+/// One UTC day of [`timeline`]: the metrics a chart plots over time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DayBucket {
+    /// `YYYY-MM-DD` (UTC).
+    pub day: String,
+    /// Traces (model calls) that day.
+    pub calls: usize,
+    /// Fallbacks over APPLY calls that day.
+    pub fallback_rate: Option<f64>,
+    /// Accepted repairs over repair rounds that day.
+    pub repair_success_rate: Option<f64>,
+    /// Final error codes that day.
+    pub error_codes: BTreeMap<String, usize>,
+}
+
+/// The civil date (UTC) of a day number since 1970-01-01 (H. Hinnant's algorithm).
+fn civil_date(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// The metrics of [`compute`] per UTC day, oldest day first; days without traces are absent.
+pub fn timeline(traces: &[TraceRecord], since: Option<Duration>, now_ms: u64) -> Vec<DayBucket> {
+    let cutoff = since.map(|s| now_ms.saturating_sub(s.as_millis() as u64));
+    let mut days: BTreeMap<u64, Vec<TraceRecord>> = BTreeMap::new();
+    for t in traces
+        .iter()
+        .filter(|t| cutoff.is_none_or(|c| t.created_unix_ms >= c))
+    {
+        days.entry(t.created_unix_ms / 86_400_000)
+            .or_default()
+            .push(t.clone());
+    }
+    days.into_iter()
+        .map(|(day, ts)| {
+            let r = compute(&ts, None, now_ms);
+            let (y, m, d) = civil_date(day as i64);
+            DayBucket {
+                day: format!("{y:04}-{m:02}-{d:02}"),
+                calls: r.trace_count,
+                fallback_rate: r.fallback_rate,
+                repair_success_rate: r.repair_success_rate,
+                error_codes: r.error_codes,
+            }
+        })
+        .collect()
+}
+
 /// Parse a `--since` duration: a whole number followed by `s`, `m`, `h`, `d` or `w`
 /// (`7d`, `12h`, `90m`).
 pub fn parse_since(text: &str) -> Option<Duration> {
@@ -167,6 +223,14 @@ pub fn parse_since(text: &str) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_date(0), (1970, 1, 1));
+        assert_eq!(civil_date(19_782), (2024, 2, 29));
+        assert_eq!(civil_date(20_757), (2026, 10, 31));
+        assert_eq!(civil_date(-1), (1969, 12, 31));
+    }
 
     #[test]
     fn since_units() {

@@ -62,6 +62,8 @@ enum Command {
     Redo(cmd::redo::Args),
     /// List the undo and redo stacks.
     History(cmd::history::Args),
+    /// Serve the web UI on 127.0.0.1 and open it in a browser.
+    Ui(cmd::ui::Args),
     /// Roll back a transaction a crash left unfinished.
     Recover(cmd::recover::Args),
     /// Apply one unified diff to one file (or a JSONL batch), reporting the tier per hunk.
@@ -100,6 +102,7 @@ fn main() -> ExitCode {
         Command::Undo(args) => cmd::undo::run(args, &cli.global),
         Command::Redo(args) => cmd::redo::run(args, &cli.global),
         Command::History(args) => cmd::history::run(args, &cli.global),
+        Command::Ui(args) => cmd::ui::run(args, &cli.global),
         Command::Recover(args) => cmd::recover::run(args, &cli.global),
         Command::ApplyPatch(args) => cmd::apply_patch::run(args, &cli.global),
     };

@@ -22,6 +22,9 @@ async fn plan_then_apply_in_a_later_process() {
         .await
         .unwrap();
     assert_eq!(plan.context_rounds, 1);
+    assert_eq!(plan.context.sent_files, vec!["src/lib.rs".to_owned()]);
+    assert!(plan.context.dropped.is_empty());
+    assert_eq!(plan.context.stats.context_files_count, 1);
     assert!(plan.summary.as_deref().unwrap().starts_with("Diagnosis"));
     assert!(!plan.repaired);
     drop(agent);
@@ -323,6 +326,63 @@ async fn apply_without_saved_plan() {
     let err = agent.prepare_apply(None, &no_progress).await.unwrap_err();
     assert_eq!(err.code(), ErrorCode::NoSavedPlan);
     assert!(model.requests().await.is_empty());
+}
+
+#[tokio::test]
+async fn plan_context_names_what_the_diet_dropped() {
+    let project = Project::new(&[("a.txt", b"a\n"), ("b.txt", b"b\n")]);
+    let model = Model::start(&[
+        json!({"actions": [], "context_requests": [{"type": "read_file", "path": "a.txt"}, {"type": "read_file", "path": "b.txt"}]}),
+        plan_answer("done"),
+    ])
+    .await;
+    let mut agent = project.agent(&model, &[("PAPAYU_CONTEXT_MAX_FILES", "1")]);
+    let plan = agent.plan("look", &no_progress).await.unwrap();
+    assert_eq!(plan.context.sent_files.len(), 1);
+    assert_eq!(plan.context.dropped.len(), 1);
+    let d = &plan.context.dropped[0];
+    assert_eq!(d.kind, "file");
+    assert!(d.path.is_some() && d.reason.starts_with("dropped"));
+    assert_ne!(d.path, Some(plan.context.sent_files[0].clone()));
+    assert_eq!(plan.context.stats.context_files_dropped_count, 1);
+}
+
+#[tokio::test]
+async fn preview_document_keeps_blocked_actions_and_applies_the_rest() {
+    let project = Project::new(&[("exists.txt", b"x\n")]);
+    let model = Model::start(&[]).await;
+    let agent = project.agent(&model, &[]);
+    let doc = json!({"actions": [
+        {"kind": "CREATE_FILE", "path": "new.txt", "content": "new\n"},
+        {"kind": "CREATE_FILE", "path": "exists.txt", "content": "again\n"}
+    ], "summary": "two files"})
+    .to_string();
+    let preview = agent.preview_document(&doc, &no_progress).unwrap();
+    assert_eq!(preview.actions.len(), 2);
+    assert_eq!(preview.summary.as_deref(), Some("two files"));
+    let blocked: Vec<_> = preview
+        .preview
+        .files
+        .iter()
+        .filter(|f| f.error.is_some())
+        .collect();
+    assert_eq!(blocked.len(), 1);
+    assert_eq!(
+        blocked[0].error.as_ref().unwrap().code,
+        ErrorCode::FileExists
+    );
+    let out = agent
+        .apply(&preview, Some(&[0]), false, &no_progress)
+        .unwrap();
+    assert!(out.applied);
+    assert_eq!(project.read("new.txt"), "new\n");
+    assert_eq!(project.read("exists.txt"), "x\n");
+    assert!(model.requests().await.is_empty(), "no model call");
+
+    let err = agent
+        .preview_document("not json", &no_progress)
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::JsonParse);
 }
 
 #[tokio::test]

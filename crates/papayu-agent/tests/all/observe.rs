@@ -259,3 +259,35 @@ async fn report_reads_the_trace_files() {
     assert_eq!(r.repair_success_rate, Some(1.0));
     assert_eq!(r.violation_codes["ERR_JSON_PARSE"], 1);
 }
+
+#[test]
+fn timeline_buckets_per_utc_day() {
+    // 1_000_000_000 ms = 1970-01-12T13:46:40Z; 10 days earlier = 1970-01-02.
+    let mut traces = vec![
+        trace(
+            "APPLY",
+            Some(ErrorCode::PatchApplyFailed),
+            Some(true),
+            1,
+            0,
+            0,
+            0,
+        ),
+        trace("APPLY", None, None, 1, 0, 0, 0),
+        trace("PLAN", None, Some(false), 1, 0, 0, 10 * 86_400_000),
+    ];
+    traces[1].error_code = Some(ErrorCode::CheckFailed);
+    let days = papayu_agent::report::timeline(&traces, None, 1_000_000_000);
+    assert_eq!(days.len(), 2);
+    assert_eq!(days[0].day, "1970-01-02");
+    assert_eq!((days[0].calls, days[0].fallback_rate), (1, None));
+    assert_eq!(days[0].repair_success_rate, Some(0.0));
+    assert_eq!(days[1].day, "1970-01-12");
+    assert_eq!(days[1].calls, 2);
+    assert_eq!(days[1].fallback_rate, Some(0.5));
+    assert_eq!(days[1].repair_success_rate, Some(1.0));
+    assert_eq!(days[1].error_codes["ERR_CHECK_FAILED"], 1);
+    let recent =
+        papayu_agent::report::timeline(&traces, Some(Duration::from_secs(86_400)), 1_000_000_000);
+    assert_eq!(recent.len(), 1);
+}

@@ -18,6 +18,7 @@ pub mod run_goal;
 pub mod schema;
 pub mod session;
 pub mod trace;
+pub mod ui;
 pub mod undo;
 pub mod validate;
 

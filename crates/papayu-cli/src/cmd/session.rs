@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context as _, Result};
 use camino::Utf8PathBuf;
 use papayu_agent::{Agent, AgentConfig, Progress};
-use papayu_llm::{FanOutProvider, HttpProvider, MergePolicy, Provider};
+use papayu_llm::Provider;
 
 use crate::exit::UsageError;
 use crate::global::Global;
@@ -60,29 +60,18 @@ pub fn agent_config(global: &Global) -> Result<AgentConfig> {
     Ok(config)
 }
 
-/// The provider the configuration names: every entry of `PAPAYU_LLM_PROVIDERS` behind one
-/// fan-out (merged by `PAPAYU_LLM_AGGREGATOR_*` when set, else deterministically), or the single
-/// `PAPAYU_LLM_API_URL` provider.
+/// The provider the configuration names (papayu-app's `build_provider`, shared with the UI):
+/// every entry of `PAPAYU_LLM_PROVIDERS` behind one fan-out, or the single
+/// `PAPAYU_LLM_API_URL` provider; a configuration error says how to configure one.
 pub fn provider(config: &AgentConfig) -> Result<Arc<dyn Provider>> {
-    if !config.providers.is_empty() {
-        let providers = config
-            .providers
-            .iter()
-            .map(|c| Ok(Arc::new(HttpProvider::new(c.clone())?) as Arc<dyn Provider>))
-            .collect::<Result<Vec<_>>>()?;
-        let policy = match &config.aggregator {
-            Some(a) => MergePolicy::Aggregator(Arc::new(HttpProvider::new(a.clone())?)),
-            None => MergePolicy::Deterministic,
-        };
-        return Ok(Arc::new(FanOutProvider::new(providers, policy)?));
-    }
-    let provider_config = config.provider_config().map_err(|e| {
-        UsageError(format!(
+    papayu_app::build_provider(config).map_err(|e| match e {
+        papayu_app::ProviderError::Config(e) => UsageError(format!(
             "{e}\nConfigure a provider, e.g. PAPAYU_LLM_API_URL=http://127.0.0.1:8080/v1 PAPAYU_LLM_MODEL=<model> \
              (scripts/local-llm.sh serve 8080 runs a local one), or see `papayu doctor`."
         ))
-    })?;
-    Ok(Arc::new(HttpProvider::new(provider_config)?))
+        .into(),
+        other => anyhow::Error::new(other),
+    })
 }
 
 fn utf8(path: PathBuf, what: &str) -> Result<Utf8PathBuf> {

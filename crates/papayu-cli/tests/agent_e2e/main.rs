@@ -16,3 +16,4 @@ mod commands;
 mod flow;
 mod observe;
 mod support;
+mod ui;

@@ -1,0 +1,251 @@
+//! The UI's own files under `<config_dir>/papayu/`: settings and recent projects. API keys are
+//! never among them: settings name the environment variable that holds a key.
+
+use std::collections::BTreeMap;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use papayu_agent::{AgentConfig, write_atomic};
+use papayu_llm::ProviderKind;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+
+/// Where the settings live, under the configuration directory.
+pub const SETTINGS_FILE: &str = "papayu/ui-settings.json";
+/// Where the recent projects live, under the configuration directory.
+pub const RECENT_FILE: &str = "papayu/ui-recent.json";
+/// At most this many recent projects are kept.
+pub const MAX_RECENT: usize = 20;
+
+/// The colour theme.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Theme {
+    /// Light.
+    Light,
+    /// Dark.
+    Dark,
+    /// Follow the system.
+    #[default]
+    System,
+}
+
+/// The UI's settings: every non-null field overrides the `PAPAYU_*` environment.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// `openai`, `openai-compatible`, `ollama` or `anthropic`.
+    #[serde(default)]
+    pub provider: Option<String>,
+    /// The provider's base URL.
+    #[serde(default)]
+    pub api_url: Option<String>,
+    /// The model.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The name of the environment variable holding the API key (never the key).
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    /// Protocol version 1, 2 or 3.
+    #[serde(default)]
+    pub protocol_version: Option<u8>,
+    /// Ask for strict structured output.
+    #[serde(default)]
+    pub strict_json: Option<bool>,
+    /// Sampling temperature, 0..=2.
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    /// Answer token budget.
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    /// Request timeout in seconds.
+    #[serde(default)]
+    pub timeout_sec: Option<u64>,
+    /// The colour theme.
+    #[serde(default)]
+    pub theme: Theme,
+}
+
+fn blank(v: &Option<String>) -> Option<&str> {
+    v.as_deref().map(str::trim).filter(|s| !s.is_empty())
+}
+
+impl Settings {
+    /// Check every field; the error names the field.
+    pub fn validate(&self) -> Result<(), ApiError> {
+        if let Some(p) = blank(&self.provider) {
+            p.parse::<ProviderKind>().map_err(|_| {
+                ApiError::bad_request(format!(
+                    "provider: unknown provider {p:?}; use openai, openai-compatible, ollama or anthropic"
+                ))
+            })?;
+        }
+        if let Some(u) = blank(&self.api_url)
+            && !(u.starts_with("http://") || u.starts_with("https://"))
+        {
+            return Err(ApiError::bad_request(format!(
+                "api_url: {u:?} is not an http(s) URL"
+            )));
+        }
+        if let Some(name) = blank(&self.api_key_env)
+            && !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return Err(ApiError::bad_request(format!(
+                "api_key_env: {name:?} is not an environment variable name (the key itself is never stored; name the variable that holds it)"
+            )));
+        }
+        if let Some(v) = self.protocol_version
+            && !(1..=3).contains(&v)
+        {
+            return Err(ApiError::bad_request(format!(
+                "protocol_version: {v} is not 1, 2 or 3"
+            )));
+        }
+        if let Some(t) = self.temperature
+            && !(0.0..=2.0).contains(&t)
+        {
+            return Err(ApiError::bad_request(format!(
+                "temperature: {t} is out of range (0 to 2)"
+            )));
+        }
+        if self.max_tokens == Some(0) {
+            return Err(ApiError::bad_request("max_tokens: must be at least 1"));
+        }
+        if self.timeout_sec == Some(0) {
+            return Err(ApiError::bad_request("timeout_sec: must be at least 1"));
+        }
+        Ok(())
+    }
+
+    /// The environment map with the settings on top; the API key is looked up by name with
+    /// `key_lookup` (the frontend's access to its environment).
+    pub fn effective_env(
+        &self,
+        env: &BTreeMap<String, String>,
+        key_lookup: &(dyn Fn(&str) -> Option<String> + Send + Sync),
+    ) -> Result<BTreeMap<String, String>, ApiError> {
+        let mut out = env.clone();
+        let mut set = |k: &str, v: String| {
+            out.insert(k.to_owned(), v);
+        };
+        if let Some(p) = blank(&self.provider) {
+            set("PAPAYU_LLM_PROVIDER", p.to_owned());
+        }
+        if let Some(u) = blank(&self.api_url) {
+            set("PAPAYU_LLM_API_URL", u.to_owned());
+        }
+        if let Some(m) = blank(&self.model) {
+            set("PAPAYU_LLM_MODEL", m.to_owned());
+        }
+        if let Some(v) = self.protocol_version {
+            set("PAPAYU_PROTOCOL_VERSION", v.to_string());
+        }
+        if let Some(b) = self.strict_json {
+            set(
+                "PAPAYU_LLM_STRICT_JSON",
+                if b { "1" } else { "0" }.to_owned(),
+            );
+        }
+        if let Some(t) = self.temperature {
+            set("PAPAYU_LLM_TEMPERATURE", t.to_string());
+        }
+        if let Some(n) = self.max_tokens {
+            set("PAPAYU_LLM_MAX_TOKENS", n.to_string());
+        }
+        if let Some(n) = self.timeout_sec {
+            set("PAPAYU_LLM_TIMEOUT_SEC", n.to_string());
+        }
+        if let Some(name) = blank(&self.api_key_env) {
+            let key = key_lookup(name).filter(|k| !k.trim().is_empty()).ok_or_else(|| {
+                ApiError::new(
+                    "ERR_INVALID_CONFIG",
+                    format!(
+                        "api_key_env names {name}, which is not set in the environment papayu was started from; set it and restart, or change the setting"
+                    ),
+                )
+            })?;
+            out.insert("PAPAYU_LLM_API_KEY".to_owned(), key);
+        }
+        Ok(out)
+    }
+
+    /// The agent configuration these settings give over `env`.
+    pub fn agent_config(
+        &self,
+        env: &BTreeMap<String, String>,
+        key_lookup: &(dyn Fn(&str) -> Option<String> + Send + Sync),
+    ) -> Result<AgentConfig, ApiError> {
+        let mut config = AgentConfig::from_env_map(&self.effective_env(env, key_lookup)?)?;
+        config.stream = true;
+        Ok(config)
+    }
+}
+
+/// One recently opened project.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecentProject {
+    /// The project root.
+    pub path: String,
+    /// The directory's name.
+    pub name: String,
+    /// When it was last opened.
+    pub opened_unix_ms: u64,
+}
+
+fn read_json<T: serde::de::DeserializeOwned + Default>(path: &Utf8Path) -> Result<T, ApiError> {
+    match fs_err::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| {
+            ApiError::new(
+                "ERR_IO",
+                format!("{path} is not valid ({e}); fix or delete it"),
+            )
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(T::default()),
+        Err(e) => Err(ApiError::new("ERR_IO", e.to_string())),
+    }
+}
+
+fn write_json<T: Serialize>(path: &Utf8Path, value: &T) -> Result<(), ApiError> {
+    let bytes = serde_json::to_vec_pretty(value).map_err(|e| ApiError::internal(e.to_string()))?;
+    write_atomic(path, &bytes).map_err(ApiError::from)
+}
+
+/// The files of one configuration directory.
+#[derive(Debug, Clone)]
+pub(crate) struct Store {
+    config_dir: Utf8PathBuf,
+}
+
+impl Store {
+    pub(crate) fn new(config_dir: Utf8PathBuf) -> Self {
+        Self { config_dir }
+    }
+
+    pub(crate) fn settings(&self) -> Result<Settings, ApiError> {
+        read_json(&self.config_dir.join(SETTINGS_FILE))
+    }
+
+    pub(crate) fn save_settings(&self, s: &Settings) -> Result<(), ApiError> {
+        write_json(&self.config_dir.join(SETTINGS_FILE), s)
+    }
+
+    pub(crate) fn recent(&self) -> Result<Vec<RecentProject>, ApiError> {
+        read_json(&self.config_dir.join(RECENT_FILE))
+    }
+
+    /// Put `path` first, drop duplicates, keep [`MAX_RECENT`].
+    pub(crate) fn touch_recent(&self, path: &Utf8Path, now_ms: u64) -> Result<(), ApiError> {
+        let mut list = self.recent().unwrap_or_default();
+        list.retain(|r| r.path != path.as_str());
+        list.insert(
+            0,
+            RecentProject {
+                path: path.to_string(),
+                name: path.file_name().unwrap_or(path.as_str()).to_owned(),
+                opened_unix_ms: now_ms,
+            },
+        );
+        list.truncate(MAX_RECENT);
+        write_json(&self.config_dir.join(RECENT_FILE), &list)
+    }
+}

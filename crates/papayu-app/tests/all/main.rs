@@ -1,0 +1,13 @@
+//! papayu-app against real temp projects and a scripted model.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    missing_docs
+)]
+
+mod errors;
+mod flow;
+mod settings;
+mod support;

@@ -1,0 +1,279 @@
+import { useEffect, useRef, useState } from 'react';
+import { api } from '../api';
+import { canSend, classifyInput, describeDecision, type ChatEvent, type ChatMessage, type ChatState, type CheckOutput } from '../state/chat';
+import type { ApplyRequest } from '../state/selection';
+import { toApiError } from '../transport';
+import type { ApplyOutcome, ChatTurnView, PreviewView, SavedPlan } from '../types';
+import { ErrorBox, fmtTime, PlanDetails } from './common';
+import { PreviewPanel } from './Preview';
+
+export type RunJob = <T>(command: string, args: Record<string, unknown>, label: string) => Promise<T>;
+
+export const CHAT_HELP =
+  'Describe a goal to get a plan. "ok" / "да" applies the saved plan (preview first). Prefix "plan:" or "apply:" to choose the mode. Commands: undo, redo, history, help.';
+
+const ROLLED_BACK = new Set(['ERR_CHECK_FAILED', 'ERR_CANCELLED', 'ERR_BASE_MISMATCH', 'ERR_PATCH_APPLY_FAILED', 'ERR_EDIT_APPLY_FAILED']);
+
+export function markResult() {
+  performance.clearMarks('papayu:preview-result');
+  performance.clearMeasures('papayu:preview-render');
+  performance.mark('papayu:preview-result');
+}
+
+function Checks({ checks }: { checks: { command: string; output: string; success?: boolean; status?: string }[] }) {
+  if (!checks.length) return null;
+  return (
+    <div className="checks">
+      {checks.map((c, i) => (
+        <details key={i} open={c.success === false || c.success === undefined}>
+          <summary>
+            Check <code>{c.command}</code>{' '}
+            {c.success === undefined ? null : c.success ? <span className="add">passed</span> : <span className="del">failed</span>}
+            {c.status ? <span className="muted"> ({c.status})</span> : null}
+          </summary>
+          <pre className="check-output">{c.output || '(no output)'}</pre>
+        </details>
+      ))}
+    </div>
+  );
+}
+
+function Applied({ outcome, onUndo, busy }: { outcome: ApplyOutcome; onUndo: () => void; busy: boolean }) {
+  const r = outcome.report;
+  if (!outcome.applied) {
+    return <div>{outcome.no_changes ? 'Nothing to change: the model answered NO_CHANGES.' : 'Nothing was applied.'}</div>;
+  }
+  return (
+    <div data-testid="applied">
+      <strong className="add">Applied</strong> {outcome.selected.length} action(s){r ? <> — transaction <code>{r.tx_id}</code></> : null}
+      {r && (
+        <ul className="mono">
+          {r.files.map((f) => (
+            <li key={f.index}>
+              {f.kind} {f.path}
+            </li>
+          ))}
+        </ul>
+      )}
+      {r && <Checks checks={r.checks} />}
+      <button onClick={onUndo} disabled={busy}>
+        Undo
+      </button>
+    </div>
+  );
+}
+
+function Message({ m, onOk, onUndo, busy, savedPlan }: { m: ChatMessage; onOk: () => void; onUndo: () => void; busy: boolean; savedPlan: boolean }) {
+  switch (m.role) {
+    case 'user':
+      return <div className="msg user">{m.text}</div>;
+    case 'plan':
+      return (
+        <div className="msg" data-testid="plan">
+          <div className="row" style={{ marginBottom: 6 }}>
+            <span className={`badge mode-${m.decision.mode}`}>{m.decision.mode}</span>
+            <span className="muted">mode: {describeDecision(m.decision)}</span>
+          </div>
+          <PlanDetails plan={m.plan} />
+          {savedPlan && (
+            <div className="row">
+              <span className="muted">The plan is saved. Say “ok” to apply it (you see a preview first).</span>
+              <button onClick={onOk} disabled={busy}>
+                ok — prepare the changes
+              </button>
+            </div>
+          )}
+        </div>
+      );
+    case 'preview':
+      return (
+        <div className="msg">
+          <span className={`badge mode-${m.decision.mode}`}>{m.decision.mode}</span>{' '}
+          <span className="muted">mode: {describeDecision(m.decision)}</span> — preview of {m.preview.actions.length} action(s).
+        </div>
+      );
+    case 'applied':
+      return (
+        <div className="msg">
+          <Applied outcome={m.outcome} onUndo={onUndo} busy={busy} />
+        </div>
+      );
+    case 'error':
+      return (
+        <div className="msg" data-testid="error">
+          <ErrorBox error={m.error} title={m.during === 'apply' ? 'Apply failed' : m.during === 'chat' ? 'The model call failed' : 'Failed'}>
+            {m.during === 'apply' && ROLLED_BACK.has(m.error.code) && (
+              <p className="rollback" data-testid="rollback">
+                Rolled back — nothing was written; the project is as it was.
+              </p>
+            )}
+            {m.checks && <Checks checks={m.checks} />}
+          </ErrorBox>
+        </div>
+      );
+    case 'info':
+      return <div className="msg muted" style={{ whiteSpace: 'pre-wrap' }}>{m.text}</div>;
+  }
+}
+
+export function Chat({
+  project,
+  chat,
+  dispatch,
+  run,
+  busy,
+  onChanged,
+  saved,
+}: {
+  saved?: SavedPlan | null;
+  project: string;
+  chat: ChatState;
+  dispatch: (e: ChatEvent) => void;
+  run: RunJob;
+  busy: boolean;
+  onChanged: () => void;
+}) {
+  const [text, setText] = useState('');
+  const [planDoc, setPlanDoc] = useState('');
+  const endRef = useRef<HTMLDivElement>(null);
+  const input = classifyInput(text, chat.savedPlan);
+  useEffect(() => {
+    endRef.current?.scrollIntoView?.({ block: 'nearest' });
+  }, [chat.messages.length]);
+
+  const undoRedo = async (which: 'undo' | 'redo') => {
+    try {
+      const r = which === 'undo' ? await api.undo(project) : await api.redo(project);
+      dispatch({ type: 'info', text: `${which === 'undo' ? 'Undone' : 'Redone'} (transaction ${r.tx_id}): ${r.files.map((f) => f.path).join(', ')}` });
+      onChanged();
+    } catch (e) {
+      dispatch({ type: 'command_failed', error: toApiError(e) });
+    }
+  };
+
+  const send = async (raw: string) => {
+    const inp = classifyInput(raw, chat.savedPlan);
+    if (inp.kind === 'empty' || !canSend(chat) || busy) return;
+    setText('');
+    if (inp.kind === 'command') {
+      if (inp.name === 'help') dispatch({ type: 'info', text: CHAT_HELP });
+      else if (inp.name === 'undo' || inp.name === 'redo') await undoRedo(inp.name);
+      else {
+        try {
+          const h = await api.history(project);
+          dispatch({
+            type: 'info',
+            text: h.undo.length ? h.undo.slice().reverse().map((e) => `${e.tx_id} ${e.kind} ${e.paths.join(', ')}`).join('\n') : '(nothing applied yet)',
+          });
+        } catch (e) {
+          dispatch({ type: 'command_failed', error: toApiError(e) });
+        }
+      }
+      return;
+    }
+    dispatch({ type: 'send', text: inp.text });
+    try {
+      const turn = await run<ChatTurnView>('start_chat', { project, message: inp.text }, inp.appliesSavedPlan ? 'Preparing the saved plan' : 'Asking the model');
+      if (turn.turn === 'preview') markResult();
+      dispatch({ type: 'turn', turn });
+    } catch (e) {
+      dispatch({ type: 'chat_failed', error: toApiError(e) });
+    }
+  };
+
+  const apply = async (req: ApplyRequest) => {
+    if (!chat.preview) return;
+    dispatch({ type: 'apply_started' });
+    try {
+      const outcome = await run<ApplyOutcome>('start_apply', { project, preview_id: chat.preview.preview_id, ...req }, 'Applying');
+      dispatch({ type: 'applied', outcome });
+      onChanged();
+    } catch (e) {
+      const checks = (e as { checks?: CheckOutput[] }).checks;
+      dispatch({ type: 'apply_failed', error: toApiError(e), checks });
+    }
+  };
+
+  const previewDoc = async () => {
+    if (!planDoc.trim() || busy) return;
+    try {
+      const p = await run<PreviewView>('start_preview_plan', { project, plan: planDoc }, 'Previewing the plan document');
+      markResult();
+      dispatch({ type: 'info', text: `Preview of a plan document (${p.actions.length} actions).` });
+      dispatch({ type: 'preview_ready', preview: p });
+    } catch (e) {
+      dispatch({ type: 'chat_failed', error: toApiError(e) });
+    }
+  };
+
+  const sendLabel = input.kind === 'command' ? `Run “${input.name}”` : input.kind === 'message' && input.appliesSavedPlan ? 'Apply saved plan' : 'Send';
+
+  return (
+    <div className="chat">
+      {chat.messages.length === 0 && (
+        <div className="info-box">
+          {CHAT_HELP}
+          {chat.savedPlan && (
+            <div data-testid="saved-plan">
+              <p>
+                A plan is saved for this project{saved ? <> (goal “{saved.goal}”, {fmtTime(saved.created_unix_ms)})</> : null}: say “ok” to apply it.
+              </p>
+              {saved?.summary && <pre>{saved.summary}</pre>}
+            </div>
+          )}
+        </div>
+      )}
+      <div className="messages" aria-live="polite">
+        {chat.messages.map((m) => (
+          <Message key={m.id} m={m} onOk={() => void send('ok')} onUndo={() => void undoRedo('undo')} busy={busy} savedPlan={chat.savedPlan && chat.phase === 'planned'} />
+        ))}
+      </div>
+      {chat.preview && (
+        <PreviewPanel preview={chat.preview} busy={busy || chat.phase === 'applying'} onApply={(r) => void apply(r)} onDiscard={() => dispatch({ type: 'discard' })} />
+      )}
+      <div ref={endRef} />
+      <form
+        className="composer"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void send(text);
+        }}
+      >
+        <label htmlFor="goal" className="sr-only">
+          Goal or message
+        </label>
+        <textarea
+          id="goal"
+          placeholder={chat.savedPlan ? 'Say “ok” to apply the saved plan, or describe a new goal…' : 'Describe a goal, e.g. “make answer() return 42” (Ctrl+Enter to send)'}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+              e.preventDefault();
+              void send(text);
+            }
+          }}
+        />
+        <div className="row">
+          <button type="submit" className="primary" disabled={busy || !canSend(chat) || input.kind === 'empty'}>
+            {sendLabel}
+          </button>
+          <span className="muted">
+            <kbd>Ctrl</kbd>+<kbd>Enter</kbd> send · <kbd>Esc</kbd> cancel · mode: {input.kind === 'message' && input.appliesSavedPlan ? 'APPLY the saved plan' : 'decided by papayu (plan:/apply: prefixes choose)'}
+          </span>
+        </div>
+        <details style={{ marginTop: 8 }}>
+          <summary>Preview a plan document without the model (like papayu preview)</summary>
+          <label htmlFor="plandoc" className="sr-only">
+            Plan document (JSON)
+          </label>
+          <textarea id="plandoc" rows={5} className="mono" placeholder='{"actions":[…],"summary":"…"}' value={planDoc} onChange={(e) => setPlanDoc(e.target.value)} />
+          <button type="button" onClick={() => void previewDoc()} disabled={busy || !planDoc.trim()}>
+            Preview plan document
+          </button>
+        </details>
+      </form>
+    </div>
+  );
+}
+

@@ -1,0 +1,80 @@
+import { useState } from 'react';
+import { api } from '../api';
+import { toApiError, type ApiError } from '../transport';
+import type { History, HistoryEntry } from '../types';
+import { ErrorBox, fmtTime } from './common';
+
+function Entries({ entries, label }: { entries: HistoryEntry[]; label: string }) {
+  if (!entries.length) return <p className="muted">empty</p>;
+  return (
+    <table className="list" aria-label={label}>
+      <thead>
+        <tr>
+          <th>transaction</th>
+          <th>kind</th>
+          <th>when</th>
+          <th>paths</th>
+        </tr>
+      </thead>
+      <tbody>
+        {entries
+          .slice()
+          .reverse()
+          .map((e) => (
+            <tr key={e.tx_id}>
+              <td className="mono">{e.tx_id}</td>
+              <td>{e.kind}</td>
+              <td>{fmtTime(e.created_unix_ms)}</td>
+              <td className="mono">{e.paths.join(', ')}</td>
+            </tr>
+          ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function HistoryView({ project, history, onChanged, busy }: { project: string; history: History | null; onChanged: () => void; busy: boolean }) {
+  const [err, setErr] = useState<{ error: ApiError; which: 'undo' | 'redo' } | null>(null);
+  const [msg, setMsg] = useState('');
+  const step = async (which: 'undo' | 'redo', force: boolean) => {
+    setMsg('');
+    try {
+      const r = which === 'undo' ? await api.undo(project, force) : await api.redo(project, force);
+      setErr(null);
+      setMsg(`${which === 'undo' ? 'Undone' : 'Redone'}: transaction ${r.tx_id} (${r.files.map((f) => f.path).join(', ')})`);
+      onChanged();
+    } catch (e) {
+      setErr({ error: toApiError(e), which });
+    }
+  };
+  const conflict = err && (err.error.code === 'ERR_UNDO_CONFLICT' || /conflict|changed since/i.test(err.error.message));
+  return (
+    <section className="panel" aria-labelledby="hist-h">
+      <h2 id="hist-h">History</h2>
+      <div className="row" style={{ marginBottom: 8 }}>
+        <button className="primary" onClick={() => void step('undo', false)} disabled={busy || !history?.undo.length}>
+          Undo
+        </button>
+        <button onClick={() => void step('redo', false)} disabled={busy || !history?.redo.length}>
+          Redo
+        </button>
+        <span role="status" className="muted">
+          {msg}
+        </span>
+      </div>
+      {err && (
+        <ErrorBox error={err.error} title={`${err.which} failed`}>
+          {conflict && (
+            <p>
+              Files changed since that transaction. <button className="danger" onClick={() => void step(err.which, true)}>Force {err.which}</button> overwrites those changes.
+            </p>
+          )}
+        </ErrorBox>
+      )}
+      <h3>Undo stack (most recent first)</h3>
+      <Entries entries={history?.undo ?? []} label="Undo stack" />
+      <h3 style={{ marginTop: 12 }}>Redo stack</h3>
+      <Entries entries={history?.redo ?? []} label="Redo stack" />
+    </section>
+  );
+}

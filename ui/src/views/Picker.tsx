@@ -1,0 +1,98 @@
+import { useEffect, useState } from 'react';
+import { api } from '../api';
+import { toApiError, type ApiError } from '../transport';
+import type { DirListing, RecentProject } from '../types';
+import { ErrorBox, fmtTime } from './common';
+
+export function ProjectPicker({ onOpen, error }: { onOpen: (path: string) => void; error: ApiError | null }) {
+  const [recent, setRecent] = useState<RecentProject[] | null>(null);
+  const [dir, setDir] = useState<DirListing | null>(null);
+  const [path, setPath] = useState('');
+  const [err, setErr] = useState<ApiError | null>(null);
+
+  const browse = async (p?: string) => {
+    try {
+      const d = await api.listDir(p);
+      setDir(d);
+      setErr(null);
+    } catch (e) {
+      setErr(toApiError(e));
+    }
+  };
+  useEffect(() => {
+    api.recentProjects().then(setRecent, (e) => setErr(toApiError(e)));
+    void browse();
+  }, []);
+
+  return (
+    <div className="grid2">
+      <section className="panel" aria-labelledby="open-h">
+        <h2 id="open-h">Open a project</h2>
+        <form
+          className="row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (path.trim()) onOpen(path.trim());
+          }}
+        >
+          <label htmlFor="project-path">Folder</label>
+          <input id="project-path" style={{ flex: 1, minWidth: 220 }} value={path} onChange={(e) => setPath(e.target.value)} placeholder="/path/to/project" />
+          <button type="submit" className="primary" disabled={!path.trim()}>
+            Open
+          </button>
+        </form>
+        {error && <ErrorBox error={error} title="Cannot open the project" />}
+        {err && <ErrorBox error={err} />}
+        <h3 style={{ marginTop: 14 }}>Recent projects</h3>
+        {recent === null ? (
+          <p className="muted">Loading…</p>
+        ) : recent.length === 0 ? (
+          <p className="muted">None yet.</p>
+        ) : (
+          <ul className="entries" aria-label="Recent projects">
+            {recent.map((r) => (
+              <li key={r.path}>
+                <button onClick={() => onOpen(r.path)}>
+                  <strong>{r.name}</strong> <span className="mono muted">{r.path}</span> <span className="muted">· {fmtTime(r.opened_unix_ms)}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section className="panel" aria-labelledby="browse-h">
+        <h2 id="browse-h">Browse</h2>
+        {dir && (
+          <>
+            <div className="row" style={{ marginBottom: 6 }}>
+              <code style={{ flex: 1, wordBreak: 'break-all' }}>{dir.path}</code>
+              <button onClick={() => void browse(dir.parent ?? undefined)} disabled={!dir.parent} aria-label="Parent folder">
+                ↑ Up
+              </button>
+              <button className="primary" onClick={() => onOpen(dir.path)}>
+                Open this folder
+              </button>
+            </div>
+            <ul className="entries" aria-label={`Folders in ${dir.path}`}>
+              {dir.entries
+                .filter((e) => e.is_dir)
+                .map((e) => {
+                  const full = `${dir.path.replace(/\/$/, '')}/${e.name}`;
+                  return (
+                    <li key={e.name}>
+                      <button onClick={() => void browse(full)} onDoubleClick={() => onOpen(full)} title={e.is_project ? 'looks like a project' : undefined}>
+                        📁 {e.name} {e.is_project && <span className="badge">project</span>}
+                      </button>
+                    </li>
+                  );
+                })}
+            </ul>
+            <p className="muted" style={{ fontSize: 13 }}>
+              Click a folder to enter it; “Open this folder” opens the one shown.
+            </p>
+          </>
+        )}
+      </section>
+    </div>
+  );
+}

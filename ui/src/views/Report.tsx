@@ -1,0 +1,168 @@
+import { useEffect, useMemo, useState } from 'react';
+import { api } from '../api';
+import { chartGeometry, DEFAULT_BOX } from '../state/chart';
+import { toApiError, type ApiError } from '../transport';
+import type { ReportView, TimelineDay } from '../types';
+import { ErrorBox, pct } from './common';
+
+const colour = (i: number) => `var(--c${i % 8})`;
+
+export function Chart({ timeline }: { timeline: TimelineDay[] }) {
+  const g = useMemo(() => chartGeometry(timeline), [timeline]);
+  const { x0, x1, y0, y1 } = g.plot;
+  return (
+    <figure style={{ margin: 0 }}>
+      <svg className="chart" viewBox={`0 0 ${DEFAULT_BOX.width} ${DEFAULT_BOX.height}`} role="img" aria-labelledby="chart-title chart-desc">
+        <title id="chart-title">Fallback rate, repair success rate and error codes per day</title>
+        <desc id="chart-desc">
+          {g.days.length} day(s). Lines: fallback rate and repair success rate (left axis, percent). Bars: error codes per day (right axis, count).
+        </desc>
+        {g.rateTicks.map((t) => (
+          <g key={`r${t.value}`}>
+            <line className="axis" x1={x0} x2={x1} y1={t.y} y2={t.y} strokeDasharray={t.value === 0 ? undefined : '2 4'} />
+            <text x={x0 - 6} y={t.y + 4} textAnchor="end">
+              {Math.round(t.value * 100)}%
+            </text>
+          </g>
+        ))}
+        {g.countTicks.map((t) => (
+          <text key={`c${t.value}`} x={x1 + 6} y={t.y + 4}>
+            {t.value}
+          </text>
+        ))}
+        {g.bars.map((b) => (
+          <rect key={`${b.day}-${b.code}`} x={b.x} y={b.y} width={b.w} height={b.h} fill={colour(b.colour)} opacity={0.75}>
+            <title>
+              {b.day}: {b.code} × {b.count}
+            </title>
+          </rect>
+        ))}
+        <path className="l-fallback" d={g.fallback.path} />
+        <path className="l-repair" d={g.repair.path} />
+        {g.fallback.points.map((p) => (
+          <circle key={`f${p.day}`} cx={p.x} cy={p.y} r={3.5} fill="var(--line-fallback)">
+            <title>
+              {p.day}: fallback rate {pct(p.value)}
+            </title>
+          </circle>
+        ))}
+        {g.repair.points.map((p) => (
+          <circle key={`p${p.day}`} cx={p.x} cy={p.y} r={3.5} fill="var(--line-repair)">
+            <title>
+              {p.day}: repair success {pct(p.value)}
+            </title>
+          </circle>
+        ))}
+        {g.days.map((d, i) =>
+          i % g.labelEvery === 0 ? (
+            <text key={d} x={g.xs[i]} y={y0 + 16} textAnchor="middle">
+              {d.slice(5)}
+            </text>
+          ) : null,
+        )}
+        <line className="axis" x1={x0} x2={x1} y1={y0} y2={y0} />
+        <line className="axis" x1={x0} x2={x0} y1={y1} y2={y0} />
+      </svg>
+      <figcaption className="legend">
+        <span>
+          <span className="swatch" style={{ background: 'var(--line-fallback)' }} />
+          fallback rate
+        </span>
+        <span>
+          <span className="swatch" style={{ background: 'var(--line-repair)' }} />
+          repair success rate (dashed)
+        </span>
+        {g.codes.map((c) => (
+          <span key={c.code}>
+            <span className="swatch" style={{ background: colour(c.colour), opacity: 0.75 }} />
+            {c.code} ({c.total})
+          </span>
+        ))}
+      </figcaption>
+    </figure>
+  );
+}
+
+function Histogram({ title, data }: { title: string; data: Record<string, number> }) {
+  const rows = Object.entries(data).sort((a, b) => b[1] - a[1]);
+  if (!rows.length) return null;
+  return (
+    <div>
+      <h3>{title}</h3>
+      <table className="list">
+        <tbody>
+          {rows.map(([k, v]) => (
+            <tr key={k}>
+              <td className="mono">{k}</td>
+              <td>{v}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function ReportPanel({ project }: { project: string }) {
+  const [since, setSince] = useState('30d');
+  const [data, setData] = useState<ReportView | null>(null);
+  const [err, setErr] = useState<ApiError | null>(null);
+  useEffect(() => {
+    setData(null);
+    api.report(project, since || undefined).then(
+      (d) => {
+        setData(d);
+        setErr(null);
+      },
+      (e) => setErr(toApiError(e)),
+    );
+  }, [project, since]);
+  const r = data?.report;
+  return (
+    <section className="panel" aria-labelledby="rep-h">
+      <div className="row">
+        <h2 id="rep-h">Report</h2>
+        <span className="spacer" />
+        <label htmlFor="since">Window</label>
+        <select id="since" value={since} onChange={(e) => setSince(e.target.value)}>
+          <option value="1d">1 day</option>
+          <option value="7d">7 days</option>
+          <option value="30d">30 days</option>
+          <option value="">all</option>
+        </select>
+      </div>
+      {err && <ErrorBox error={err} />}
+      {!data && !err && <p className="muted">Loading…</p>}
+      {r && data && (
+        <>
+          <div className="cards">
+            {(
+              [
+                ['calls (traces)', String(r.trace_count)],
+                ['plans / applies', `${r.plan_count} / ${r.apply_count}`],
+                ['applied', String(r.applied_count)],
+                ['fallback rate', pct(r.fallback_rate)],
+                ['fallback rate excl. non-UTF-8', pct(r.fallback_rate_excluding_non_utf8)],
+                ['repair success', `${pct(r.repair_success_rate)} (${r.repair_success_count}/${r.repair_count})`],
+                ['context avg / p95 chars', `${r.context_avg_chars === null ? '—' : Math.round(r.context_avg_chars)} / ${r.context_p95_chars ?? '—'}`],
+                ['cache hit rate', pct(r.cache_hit_rate)],
+              ] as const
+            ).map(([k, v]) => (
+              <div className="card" key={k}>
+                <div className="v">{v}</div>
+                <div className="k">{k}</div>
+              </div>
+            ))}
+          </div>
+          {data.timeline.length === 0 ? <p className="muted">No traces in this window (traces are written with PAPAYU_TRACE=1).</p> : <Chart timeline={data.timeline} />}
+          <div className="grid2" style={{ marginTop: 12 }}>
+            <Histogram title="Error codes" data={r.error_codes} />
+            <Histogram title="Violation codes (what models get wrong)" data={r.violation_codes} />
+            <Histogram title="Fallback reasons" data={r.fallback_reasons} />
+          </div>
+          {r.unreadable_traces > 0 && <p className="muted">{r.unreadable_traces} unreadable trace file(s) skipped.</p>}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,150 @@
+import type { ApiError } from '../transport';
+import type { PlanView } from '../types';
+
+export function fmtTime(ms: number | null | undefined): string {
+  if (!ms) return '';
+  return new Date(ms).toLocaleString();
+}
+
+export function pct(v: number | null | undefined): string {
+  return v === null || v === undefined ? '—' : `${(v * 100).toFixed(v < 0.1 && v > 0 ? 1 : 0)} %`;
+}
+
+/** An error: its stable code, the actionable message, and every violation. */
+export function ErrorBox({ error, title, children }: { error: ApiError; title?: string; children?: React.ReactNode }) {
+  return (
+    <div className="error-box" role="alert" data-code={error.code}>
+      <div className="head">
+        {title ? `${title}: ` : ''}
+        <span className="badge code">{error.code}</span>
+      </div>
+      <pre className="message">{error.message}</pre>
+      {error.violations.length > 0 && (
+        <ul aria-label="violations">
+          {error.violations.map((v, i) => (
+            <li key={i}>
+              <span className="badge code">{v.code}</span>{' '}
+              {v.path ? <code>{v.path}</code> : null}
+              {v.action_index !== undefined && v.action_index !== null ? <span className="muted"> (action {v.action_index})</span> : null} {v.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      {children}
+    </div>
+  );
+}
+
+interface PatchReport {
+  applied?: { key: string }[];
+  rejected?: { key: string; reason?: unknown }[];
+}
+
+/** What happened to the answer's memory_patch. */
+export function MemoryNote({ memory }: { memory: unknown }) {
+  const m = memory as PatchReport | null;
+  if (!m || (!m.applied?.length && !m.rejected?.length)) return null;
+  return (
+    <p className="muted">
+      Memory: {m.applied?.length ? <>set {m.applied.map((a) => a.key).join(', ')}</> : null}
+      {m.rejected?.length ? <> · rejected {m.rejected.map((r) => `${r.key} (${typeof r.reason === 'string' ? r.reason : JSON.stringify(r.reason)})`).join(', ')}</> : null}
+    </p>
+  );
+}
+
+function List({ title, items }: { title: string; items: string[] }) {
+  if (!items?.length) return null;
+  return (
+    <>
+      <h3>{title}</h3>
+      <ul>
+        {items.map((x, i) => (
+          <li key={i}>{x}</li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+/** Summary, steps, risks, questions, verification, and the context that was sent / dropped. */
+export function PlanDetails({ plan }: { plan: PlanView }) {
+  const ctx = plan.context;
+  return (
+    <div className="plan-view">
+      {plan.summary && <p className="summary">{plan.summary}</p>}
+      {plan.plan?.length > 0 && (
+        <>
+          <h3>Steps</h3>
+          <ol>
+            {plan.plan.map((s, i) => (
+              <li key={i}>
+                <strong>{s.step}</strong>
+                {s.details ? <> — {s.details}</> : null}
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+      <List title="Risks" items={plan.risks} />
+      <List title="Questions" items={plan.questions} />
+      <List title="How to verify" items={plan.verification} />
+      {plan.commands_to_run?.length > 0 && (
+        <>
+          <h3>Suggested commands</h3>
+          <pre>{plan.commands_to_run.join('\n')}</pre>
+        </>
+      )}
+      {plan.unanswered_context_requests?.length > 0 && (
+        <p className="muted">
+          {plan.unanswered_context_requests.length} context request(s) were left unanswered (the round cap was reached):{' '}
+          <code>{plan.unanswered_context_requests.map((r) => JSON.stringify(r)).join(' ')}</code>
+        </p>
+      )}
+      <MemoryNote memory={plan.memory} />
+      <div className="row muted" style={{ fontSize: 13 }}>
+        <span>protocol v{plan.protocol}</span>
+        {plan.context_rounds > 0 && <span>· {plan.context_rounds} context round(s)</span>}
+        {plan.repaired && <span>· repaired</span>}
+        <span>· trace <code>{plan.trace_id}</code></span>
+      </div>
+      {ctx && (
+        <details>
+          <summary>
+            Context: {ctx.sent_files.length} file(s) sent, {ctx.dropped.length} dropped by the diet
+          </summary>
+          <div className="grid2">
+            <div>
+              <h3>Sent</h3>
+              <ul className="mono">
+                {ctx.sent_files.map((p) => (
+                  <li key={p}>{p}</li>
+                ))}
+              </ul>
+            </div>
+            <div>
+              <h3>Dropped</h3>
+              {ctx.dropped.length === 0 ? (
+                <p className="muted">nothing</p>
+              ) : (
+                <ul>
+                  {ctx.dropped.map((d) => (
+                    <li key={d.key}>
+                      <span className="badge">{d.kind}</span> <code>{d.path ?? d.key}</code> — {d.reason}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          </div>
+          {ctx.stats && (
+            <p className="muted mono">
+              {Object.entries(ctx.stats)
+                .map(([k, v]) => `${k.replace(/^context_/, '')}=${v}`)
+                .join(' · ')}
+            </p>
+          )}
+        </details>
+      )}
+    </div>
+  );
+}
