@@ -521,7 +521,13 @@ mod in_process {
         let doc: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
         assert_eq!(doc["ok"], false, "{doc:#}");
         assert_eq!(doc["code"], "ERR_MODEL_NOT_FOUND", "{doc:#}");
-        assert!(doc["error"].as_str().unwrap().contains("papayu model fetch"), "{doc:#}");
+        assert!(
+            doc["error"]
+                .as_str()
+                .unwrap()
+                .contains("papayu model fetch"),
+            "{doc:#}"
+        );
 
         // A named model that is not a GGUF file.
         let bad = sandbox.tmp.path().join("bad.gguf");
@@ -548,7 +554,11 @@ mod in_process {
             ],
         );
         assert_eq!(run.status.code(), Some(2), "{}", report(&run));
-        assert!(run.stderr.contains("ERR_MODEL_NOT_FOUND"), "{}", report(&run));
+        assert!(
+            run.stderr.contains("ERR_MODEL_NOT_FOUND"),
+            "{}",
+            report(&run)
+        );
         assert!(!run.stderr.contains("panicked"), "{}", report(&run));
         assert_eq!(tree(&sandbox.project()), before);
     }
@@ -577,6 +587,9 @@ mod in_process {
         assert_eq!(doc["provider"], "local", "{doc:#}");
         assert_eq!(doc["model"]["sha256_ok"], true, "{doc:#}");
         assert_eq!(doc["probe"]["ok"], true, "{doc:#}");
-        assert!(doc["probe"]["generated_tokens"].as_u64().unwrap() > 0, "{doc:#}");
+        assert!(
+            doc["probe"]["generated_tokens"].as_u64().unwrap() > 0,
+            "{doc:#}"
+        );
     }
 }

@@ -47,7 +47,9 @@ fn model() -> PathBuf {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"));
-    let path = cache.join("papayu/models").join(DEFAULT_MODEL_RELATIVE_PATH);
+    let path = cache
+        .join("papayu/models")
+        .join(DEFAULT_MODEL_RELATIVE_PATH);
     assert!(
         path.is_file(),
         "no model at {} (scripts/local-llm.sh setup or papayu model fetch)",
@@ -87,8 +89,18 @@ fn main() {
     let started = Instant::now();
     let provider = LocalProvider::new(LocalConfig::new(&path)).unwrap();
     let load = started.elapsed();
-    emit("local_load", "wall_incl_gguf_check", load.as_secs_f64() * 1000.0, "ms");
-    emit("local_load", "llama_cpp_load", provider.load_time().as_secs_f64() * 1000.0, "ms");
+    emit(
+        "local_load",
+        "wall_incl_gguf_check",
+        load.as_secs_f64() * 1000.0,
+        "ms",
+    );
+    emit(
+        "local_load",
+        "llama_cpp_load",
+        provider.load_time().as_secs_f64() * 1000.0,
+        "ms",
+    );
 
     let cancel = AtomicBool::new(false);
     let req = request();
@@ -111,14 +123,44 @@ fn main() {
         prompt_tps.push(s.prompt_tokens_per_sec());
         gen_tps.push(s.generated_tokens_per_sec());
         wall.push(ms);
-        emit("local_constrained", "prompt_tokens", f64::from(s.prompt_tokens), "tokens");
-        emit("local_constrained", "generated_tokens", f64::from(s.generated_tokens), "tokens");
+        emit(
+            "local_constrained",
+            "prompt_tokens",
+            f64::from(s.prompt_tokens),
+            "tokens",
+        );
+        emit(
+            "local_constrained",
+            "generated_tokens",
+            f64::from(s.generated_tokens),
+            "tokens",
+        );
         text = c.text;
     }
-    emit("local_constrained", "first_token_median", median(first), "ms");
-    emit("local_constrained", "prompt_tokens_per_s_median", median(prompt_tps), "tok/s");
-    emit("local_constrained", "generated_tokens_per_s_median", median(gen_tps), "tok/s");
-    emit("local_constrained", "wall_median", median(wall.clone()), "ms");
+    emit(
+        "local_constrained",
+        "first_token_median",
+        median(first),
+        "ms",
+    );
+    emit(
+        "local_constrained",
+        "prompt_tokens_per_s_median",
+        median(prompt_tps),
+        "tok/s",
+    );
+    emit(
+        "local_constrained",
+        "generated_tokens_per_s_median",
+        median(gen_tps),
+        "tok/s",
+    );
+    emit(
+        "local_constrained",
+        "wall_median",
+        median(wall.clone()),
+        "ms",
+    );
     emit("local_constrained", "peak_rss", peak_rss_mb("self"), "MB");
 
     if with_server {
@@ -148,11 +190,25 @@ fn server(req: &ChatRequest, local_text: &str, local_wall_ms: f64) {
             .unwrap()
             .to_owned()
     };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).to_string();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .to_string();
     let mut child = Command::new(get("PAPAYU_E2E_PYTHON"))
-        .args(["-m", "llama_cpp.server", "--model", &get("PAPAYU_E2E_MODEL")])
+        .args([
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            &get("PAPAYU_E2E_MODEL"),
+        ])
         .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-        .args(["--n_ctx", "4096", "--n_threads", &threads, "--n_threads_batch", &threads])
+        .args([
+            "--n_ctx",
+            "4096",
+            "--n_threads",
+            &threads,
+            "--n_threads_batch",
+            &threads,
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -179,10 +235,18 @@ fn server(req: &ChatRequest, local_text: &str, local_wall_ms: f64) {
             .await
             .is_ok_and(|r| r.status().is_success())
         {
-            assert!(started.elapsed() < Duration::from_secs(180), "server not ready");
+            assert!(
+                started.elapsed() < Duration::from_secs(180),
+                "server not ready"
+            );
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
-        emit("server_load", "ready_after", started.elapsed().as_secs_f64() * 1000.0, "ms");
+        emit(
+            "server_load",
+            "ready_after",
+            started.elapsed().as_secs_f64() * 1000.0,
+            "ms",
+        );
         let (mut wall, mut tps) = (vec![], vec![]);
         let mut same = true;
         for i in 0..6 {
@@ -197,9 +261,14 @@ fn server(req: &ChatRequest, local_text: &str, local_wall_ms: f64) {
                 .await
                 .unwrap();
             let ms = t.elapsed().as_secs_f64() * 1000.0;
-            let text = v["choices"][0]["message"]["content"].as_str().unwrap_or_default();
+            let text = v["choices"][0]["message"]["content"]
+                .as_str()
+                .unwrap_or_default();
             let completion_tokens = v["usage"]["completion_tokens"].as_f64().unwrap_or(0.0);
-            eprintln!("server: {ms:.0} ms, {completion_tokens} tokens, valid={}", check_answer(text, ProtocolVersion::V2, None).is_ok());
+            eprintln!(
+                "server: {ms:.0} ms, {completion_tokens} tokens, valid={}",
+                check_answer(text, ProtocolVersion::V2, None).is_ok()
+            );
             if i == 0 {
                 continue;
             }
@@ -209,10 +278,25 @@ fn server(req: &ChatRequest, local_text: &str, local_wall_ms: f64) {
         }
         let server_wall = median(wall);
         emit("server_constrained", "wall_median", server_wall, "ms");
-        emit("server_constrained", "completion_tokens_per_s_incl_prompt_median", median(tps), "tok/s");
+        emit(
+            "server_constrained",
+            "completion_tokens_per_s_incl_prompt_median",
+            median(tps),
+            "tok/s",
+        );
         emit("server_constrained", "peak_rss", peak_rss_mb(&pid), "MB");
-        emit("local_vs_server", "wall_ratio_local_over_server", local_wall_ms / server_wall, "x");
-        emit("local_vs_server", "same_text", if same { 1.0 } else { 0.0 }, "bool");
+        emit(
+            "local_vs_server",
+            "wall_ratio_local_over_server",
+            local_wall_ms / server_wall,
+            "x",
+        );
+        emit(
+            "local_vs_server",
+            "same_text",
+            if same { 1.0 } else { 0.0 },
+            "bool",
+        );
     });
     let _ = child.kill();
     let _ = child.wait();

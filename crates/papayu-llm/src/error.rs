@@ -60,7 +60,9 @@ pub enum LlmError {
         violations: Vec<Violation>,
     },
     /// The local provider's model file does not exist.
-    #[error("model file {path} not found (`papayu model fetch` downloads the default model; or set PAPAYU_LOCAL_MODEL / --model-path to a GGUF file)")]
+    #[error(
+        "model file {path} not found (`papayu model fetch` downloads the default model; or set PAPAYU_LOCAL_MODEL / --model-path to a GGUF file)"
+    )]
     ModelNotFound {
         /// The path that was looked for.
         path: String,

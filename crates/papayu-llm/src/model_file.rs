@@ -135,10 +135,10 @@ impl<R: Read + Seek> Reader<'_, R> {
     /// Skip one metadata value of GGUF type `ty`.
     fn skip_value(&mut self, ty: u32, depth: u32) -> Result<(), LlmError> {
         match ty {
-            0 | 1 | 7 => self.skip(1),  // u8, i8, bool
-            2 | 3 => self.skip(2),      // u16, i16
-            4..=6 => self.skip(4),      // u32, i32, f32
-            10..=12 => self.skip(8),    // u64, i64, f64
+            0 | 1 | 7 => self.skip(1), // u8, i8, bool
+            2 | 3 => self.skip(2),     // u16, i16
+            4..=6 => self.skip(4),     // u32, i32, f32
+            10..=12 => self.skip(8),   // u64, i64, f64
             8 => {
                 let len = self.string_len()?;
                 self.skip(len)
@@ -164,7 +164,10 @@ impl<R: Read + Seek> Reader<'_, R> {
                     )),
                 }
             }
-            other => Err(invalid(self.path, format!("unknown GGUF value type {other}"))),
+            other => Err(invalid(
+                self.path,
+                format!("unknown GGUF value type {other}"),
+            )),
         }
     }
 }

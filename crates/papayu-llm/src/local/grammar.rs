@@ -41,14 +41,14 @@ pub struct GrammarBounds {
 impl Default for GrammarBounds {
     fn default() -> Self {
         Self {
-            actions: 16,
+            actions: 8,
             edits: 8,
             context_requests: 4,
-            other_items: 8,
-            content_chars: MAX_GRAMMAR_REPETITION,
-            summary_chars: 600,
-            path_chars: 200,
-            other_chars: 300,
+            other_items: 4,
+            content_chars: 1_200,
+            summary_chars: 400,
+            path_chars: 160,
+            other_chars: 160,
         }
     }
 }
@@ -117,6 +117,12 @@ fn bound(schema: &mut Value, key: &str, bounds: &GrammarBounds) {
         bound(items, key, bounds);
     }
     match map.get("type").and_then(Value::as_str) {
+        // Line numbers and counts are 1-based in the normal schema (the strict one has no
+        // `minimum`); the upper bound only stops a small model typing digits forever.
+        Some("integer") if matches!(key, "start_line" | "end_line" | "last_n") => {
+            map.insert("minimum".into(), json!(1));
+            map.insert("maximum".into(), json!(9_999_999));
+        }
         Some("array") => {
             map.insert("maxItems".into(), json!(bounds.items(key)));
         }
@@ -131,11 +137,99 @@ fn bound(schema: &mut Value, key: &str, bounds: &GrammarBounds) {
     }
 }
 
+/// Whether a (grammar-friendly) property schema admits `null`.
+fn nullable(schema: &Value) -> bool {
+    schema
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .is_some_and(|alts| alts.iter().any(|a| a.get("type") == Some(&json!("null"))))
+}
+
+/// Drop nullable properties from every `required` list: OpenAI's strict mode needs every
+/// property required (hence nullable), but under a grammar that would only force the model to
+/// spell out a dozen `null`s per answer (tokens, and chances to wander). Absent and `null` mean
+/// the same to papayu (DECISIONS D2).
+fn optional_nullables(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            if let (Some(Value::Object(props)), Some(Value::Array(required))) =
+                (map.get("properties"), map.get("required"))
+            {
+                let keep: Vec<Value> = required
+                    .iter()
+                    .filter(|k| {
+                        k.as_str()
+                            .and_then(|k| props.get(k))
+                            .is_none_or(|p| !nullable(p))
+                    })
+                    .cloned()
+                    .collect();
+                map.insert("required".into(), Value::Array(keep));
+            }
+            for v in map.values_mut() {
+                optional_nullables(v);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(optional_nullables),
+        _ => {}
+    }
+}
+
+/// The non-null alternative of a grammar-friendly nullable property.
+fn non_null(schema: &Value) -> Value {
+    schema
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .and_then(|alts| alts.iter().find(|a| a.get("type") != Some(&json!("null"))))
+        .cloned()
+        .unwrap_or_else(|| schema.clone())
+}
+
+/// The normal schema requires `path` for `read_file`, `query` for `search` and `source` for
+/// `logs` (if/then); the strict schema cannot say so, only that they are nullable. The grammar
+/// says it with one alternative per request type, each with its own fields.
+fn typed_context_requests(schema: &mut Value) {
+    let Some(alternatives) = schema
+        .pointer_mut("/properties/context_requests/anyOf")
+        .and_then(Value::as_array_mut)
+    else {
+        return;
+    };
+    for alt in alternatives {
+        let Some(props) = alt.pointer("/items/properties").cloned() else {
+            continue;
+        };
+        let variant = |ty: &str, required: Option<&str>, optional: &[&str]| {
+            let mut p = serde_json::Map::new();
+            p.insert("type".into(), json!({"type": "string", "enum": [ty]}));
+            let mut req = vec![json!("type")];
+            if let Some(r) = required {
+                p.insert(r.into(), non_null(&props[r]));
+                req.push(json!(r));
+            }
+            for o in optional {
+                p.insert((*o).into(), props[*o].clone());
+            }
+            json!({"type": "object", "properties": p, "required": req, "additionalProperties": false})
+        };
+        alt["items"] = json!({"anyOf": [
+            variant("read_file", Some("path"), &["start_line", "end_line"]),
+            variant("search", Some("query"), &["glob"]),
+            variant("logs", Some("source"), &["last_n"]),
+            variant("env", None, &[]),
+        ]});
+    }
+}
+
 /// The schema the grammar is made from: the provider-strict schema of `version` without
 /// annotations, nullable type lists rewritten as `anyOf` (llama.cpp's converter drops
-/// `items`/`properties`/`enum` under a type list), and bounded.
+/// `items`/`properties`/`enum` under a type list), nullable properties optional, one alternative
+/// per context-request type with the field the normal schema requires for it, 1-based line
+/// numbers, and bounded.
 pub fn grammar_schema(version: ProtocolVersion, bounds: &GrammarBounds) -> Value {
     let mut schema = grammar_friendly(strip_meta(schema_value(version, SchemaVariant::Strict)));
+    optional_nullables(&mut schema);
+    typed_context_requests(&mut schema);
     bound(&mut schema, "", bounds);
     schema
 }

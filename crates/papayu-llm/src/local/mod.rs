@@ -26,6 +26,9 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::token::data::LlamaTokenData;
+use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use papayu_protocol::ProtocolVersion;
 use serde::Serialize;
 
@@ -175,8 +178,10 @@ fn backend() -> Result<&'static LlamaBackend, LlmError> {
 }
 
 fn model_name(path: &Path) -> String {
-    path.file_name()
-        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 /// Load `path` (checked first), or return the copy this process already loaded.
@@ -197,12 +202,13 @@ fn load(path: &Path) -> Result<Arc<LoadedModel>, LlmError> {
     }
     let backend = backend()?;
     let started = Instant::now();
-    let model = LlamaModel::load_from_file(backend, &key, &LlamaModelParams::default()).map_err(
-        |e| LlmError::ModelInvalid {
-            path: key.display().to_string(),
-            message: format!("llama.cpp could not load it: {e}"),
-        },
-    )?;
+    let model =
+        LlamaModel::load_from_file(backend, &key, &LlamaModelParams::default()).map_err(|e| {
+            LlmError::ModelInvalid {
+                path: key.display().to_string(),
+                message: format!("llama.cpp could not load it: {e}"),
+            }
+        })?;
     let load_time = started.elapsed();
     let template = match model.chat_template(None) {
         Ok(t) => t,
@@ -388,8 +394,11 @@ impl LocalProvider {
             .iter()
             .map(|m| {
                 // A NUL would end the C string early; llama.cpp never sees one.
-                LlamaChatMessage::new(m.role.as_str().to_owned(), m.content.replace('\0', "\u{FFFD}"))
-                    .map_err(|e| self.inference_error(e.to_string()))
+                LlamaChatMessage::new(
+                    m.role.as_str().to_owned(),
+                    m.content.replace('\0', "\u{FFFD}"),
+                )
+                .map_err(|e| self.inference_error(e.to_string()))
             })
             .collect::<Result<Vec<_>, _>>()?;
         if chat.is_empty() {
@@ -473,7 +482,12 @@ impl LocalProvider {
             for (i, token) in chunk.iter().enumerate() {
                 let pos = chunk_index * batch_size + i;
                 batch
-                    .add(*token, i32::try_from(pos).unwrap_or(i32::MAX), &[0], pos == last)
+                    .add(
+                        *token,
+                        i32::try_from(pos).unwrap_or(i32::MAX),
+                        &[0],
+                        pos == last,
+                    )
                     .map_err(|e| self.inference_error(e.to_string()))?;
             }
             ctx.decode(&mut batch)
@@ -481,18 +495,19 @@ impl LocalProvider {
         }
         let prompt_time = prompt_started.elapsed();
 
-        let constraint = LlamaSampler::grammar(model, &grammar, "root").map_err(|e| {
-            self.inference_error(format!("llama.cpp refused the grammar: {e}"))
-        })?;
-        let mut sampler = if self.config.temperature > 0.0 {
-            LlamaSampler::chain_simple([
-                constraint,
-                LlamaSampler::temp(self.config.temperature),
-                LlamaSampler::dist(self.config.seed),
-            ])
-        } else {
-            LlamaSampler::chain_simple([constraint, LlamaSampler::greedy()])
-        };
+        let mut constraint = LlamaSampler::grammar(model, &grammar, "root")
+            .map_err(|e| self.inference_error(format!("llama.cpp refused the grammar: {e}")))?;
+        let mut chain = (self.config.temperature > 0.0).then(|| {
+            LlamaSampler::chain_simple(
+                [
+                    LlamaSampler::grammar(model, &grammar, "root").ok(),
+                    Some(LlamaSampler::temp(self.config.temperature)),
+                    Some(LlamaSampler::dist(self.config.seed)),
+                ]
+                .into_iter()
+                .flatten(),
+            )
+        });
 
         let generation_started = Instant::now();
         let mut first_token = None;
@@ -503,9 +518,12 @@ impl LocalProvider {
         let mut pos = i32::try_from(n_prompt).unwrap_or(i32::MAX);
         while generated < max_new {
             self.check_time(job, cancel)?;
-            // `sample` also accepts the token into every sampler of the chain (the grammar
-            // included); accepting it again aborts the process.
-            let token = sampler.sample(&ctx, -1);
+            let token = match chain.as_mut() {
+                // `sample` also accepts the token into every sampler of the chain (the grammar
+                // included); accepting it again aborts the process.
+                Some(chain) => chain.sample(&ctx, -1),
+                None => self.greedy_constrained(&ctx, &mut constraint)?,
+            };
             if first_token.is_none() {
                 first_token = Some(job.started.elapsed());
             }
@@ -515,7 +533,10 @@ impl LocalProvider {
             }
             let before = bytes.len();
             vocab.token_to_piece_into(token, &mut bytes, false, None);
-            chars += bytes[before..].iter().filter(|b| (**b & 0xC0) != 0x80).count();
+            chars += bytes[before..]
+                .iter()
+                .filter(|b| (**b & 0xC0) != 0x80)
+                .count();
             generated += 1;
             if let Some(progress) = job.progress {
                 progress(chars);
@@ -545,6 +566,50 @@ impl LocalProvider {
             stats,
         })
     }
+}
+
+impl LocalProvider {
+    /// Greedy decoding under the grammar, checking the unconstrained best token first (as
+    /// llama.cpp's own sampler does): the grammar is applied to the whole vocabulary only when
+    /// that token breaks it, which is rare once the model follows the schema.
+    fn greedy_constrained(
+        &self,
+        ctx: &llama_cpp_2::context::LlamaContext<'_>,
+        grammar: &mut LlamaSampler,
+    ) -> Result<LlamaToken, LlmError> {
+        let logits = ctx.get_logits_ith(-1);
+        let best = argmax(logits.iter().copied())
+            .ok_or_else(|| self.inference_error("the model produced no logits"))?;
+        let token = LlamaToken::new(i32::try_from(best).unwrap_or(0));
+        let mut single =
+            LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, logits[best], 0.0)], false);
+        single.apply_sampler(grammar);
+        let token = if single.data.first().is_some_and(|d| d.logit().is_finite()) {
+            token
+        } else {
+            let mut all = ctx.token_data_array_ith(-1);
+            all.apply_sampler(grammar);
+            let i = argmax(all.data.iter().map(LlamaTokenData::logit))
+                .filter(|i| all.data[*i].logit().is_finite())
+                .ok_or_else(|| self.inference_error("the grammar allows no next token"))?;
+            all.data[i].id()
+        };
+        grammar
+            .try_accept(token)
+            .map_err(|e| self.inference_error(format!("the grammar refused a token: {e}")))?;
+        Ok(token)
+    }
+}
+
+/// Index of the largest value (the first one on ties); `None` for an empty input.
+fn argmax(values: impl Iterator<Item = f32>) -> Option<usize> {
+    let mut best: Option<(usize, f32)> = None;
+    for (i, v) in values.enumerate() {
+        if best.is_none_or(|(_, b)| v > b) {
+            best = Some((i, v));
+        }
+    }
+    best.map(|(i, _)| i)
 }
 
 struct Job<'a> {
