@@ -207,9 +207,7 @@ fn bench(root: &Path, args: &[String]) -> Result<()> {
         if !features.is_empty() {
             cmd.args(["--features", &features.join(",")]);
         }
-        cmd.arg("--")
-            .args(passthrough)
-            .current_dir(root);
+        cmd.arg("--").args(passthrough).current_dir(root);
         let out = cmd
             .stderr(std::process::Stdio::inherit())
             .output()
