@@ -207,8 +207,9 @@ fn ci(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Every `[[bench]]` target of the workspace as (package, bench name), from `cargo metadata`.
-fn bench_targets(root: &Path) -> Result<Vec<(String, String)>> {
+/// Every `[[bench]]` target of the workspace as (package, bench name, required features), from
+/// `cargo metadata`.
+fn bench_targets(root: &Path) -> Result<Vec<(String, String, Vec<String>)>> {
     let out = Command::new("cargo")
         .args(["metadata", "--no-deps", "--format-version", "1"])
         .current_dir(root)
@@ -231,9 +232,16 @@ fn bench_targets(root: &Path) -> Result<Vec<(String, String)>> {
                 .flatten()
                 .any(|k| k == "bench");
             if is_bench {
+                let features = target["required-features"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|f| f.as_str().map(str::to_owned))
+                    .collect();
                 targets.push((
                     name.to_owned(),
                     target["name"].as_str().unwrap_or_default().to_owned(),
+                    features,
                 ));
             }
         }
@@ -255,7 +263,7 @@ fn bench(root: &Path, args: &[String]) -> Result<()> {
     };
     let targets: Vec<_> = bench_targets(root)?
         .into_iter()
-        .filter(|(p, b)| {
+        .filter(|(p, b, _)| {
             filters.is_empty()
                 || filters
                     .iter()
@@ -269,12 +277,14 @@ fn bench(root: &Path, args: &[String]) -> Result<()> {
     println!("machine: {machine}");
     let mut results = Vec::new();
     let mut failed = Vec::new();
-    for (package, name) in &targets {
+    for (package, name, features) in &targets {
         println!("\n=== {package}/{name}");
         let mut cmd = Command::new("cargo");
-        cmd.args(["bench", "--quiet", "-p", package, "--bench", name, "--"])
-            .args(passthrough)
-            .current_dir(root);
+        cmd.args(["bench", "--quiet", "-p", package, "--bench", name]);
+        if !features.is_empty() {
+            cmd.args(["--features", &features.join(",")]);
+        }
+        cmd.arg("--").args(passthrough).current_dir(root);
         let out = cmd
             .stderr(std::process::Stdio::inherit())
             .output()

@@ -281,7 +281,7 @@ impl AgentConfig {
                     invalid(
                         "PAPAYU_LLM_PROVIDER",
                         v,
-                        "expected openai, openai-compatible, ollama or anthropic",
+                        "expected openai, openai-compatible, ollama, anthropic or local",
                     )
                 })
             })

@@ -51,14 +51,27 @@ pub fn finish(result: anyhow::Result<Exit>, global: &Global) -> ExitCode {
     match result {
         Ok(code) => code.into(),
         Err(err) => {
+            // An LLM-layer error (a missing model file, say) keeps its stable code.
+            let code = err
+                .downcast_ref::<papayu_llm::LlmError>()
+                .map(papayu_llm::LlmError::code);
             let exit = if err.downcast_ref::<UsageError>().is_some() {
                 Exit::Usage
+            } else if let Some(code) = code {
+                crate::cmd::session::exit_for(code)
             } else {
                 Exit::Failure
             };
             if global.json {
-                let doc = serde_json::json!({ "ok": false, "error": format!("{err:#}") });
+                let doc = match code {
+                    Some(code) => {
+                        serde_json::json!({ "ok": false, "code": code, "error": format!("{err:#}") })
+                    }
+                    None => serde_json::json!({ "ok": false, "error": format!("{err:#}") }),
+                };
                 println!("{doc}");
+            } else if let Some(code) = code {
+                eprintln!("papayu: error: {code}: {err:#}");
             } else {
                 eprintln!("papayu: error: {err:#}");
             }

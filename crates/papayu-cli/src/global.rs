@@ -17,13 +17,17 @@ pub struct Global {
     /// $PAPAYU_PROTOCOL_DEFAULT, else 2).
     #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=3))]
     pub protocol: Option<u8>,
-    /// Provider kind: openai | openai-compatible | ollama | anthropic (default:
-    /// $PAPAYU_LLM_PROVIDER, else inferred from the URL).
+    /// Provider kind: openai | openai-compatible | ollama | anthropic | local (default:
+    /// $PAPAYU_LLM_PROVIDER, else inferred from the URL; with nothing configured, local).
     #[arg(long, global = true, value_name = "KIND")]
     pub provider: Option<String>,
     /// Model name (default: $PAPAYU_LLM_MODEL).
     #[arg(long, global = true, value_name = "NAME")]
     pub model: Option<String>,
+    /// A GGUF model file for the in-process `local` provider (default: $PAPAYU_LOCAL_MODEL,
+    /// else the cached default model from `papayu model fetch`).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub model_path: Option<PathBuf>,
     /// Print one machine-readable JSON document instead of human output.
     #[arg(long, global = true)]
     pub json: bool,

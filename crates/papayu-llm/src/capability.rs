@@ -52,6 +52,8 @@ impl ResponseFormat {
             ],
             ProviderKind::Ollama => &[Self::JsonSchema, Self::JsonObject, Self::None],
             ProviderKind::Anthropic => &[Self::JsonSchema, Self::None],
+            // The local provider always decodes under a grammar made from the schema.
+            ProviderKind::Local => &[Self::JsonSchema],
         }
     }
 

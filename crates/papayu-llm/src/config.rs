@@ -36,10 +36,14 @@ pub enum ProviderKind {
     Ollama,
     /// Anthropic Messages API.
     Anthropic,
+    /// A GGUF model run in-process by llama.cpp (`LocalProvider`, cargo feature `local`); no URL,
+    /// no key, no network.
+    Local,
 }
 
 impl ProviderKind {
-    /// Every kind.
+    /// Every network kind (the dialects [`crate::HttpProvider`] speaks; [`ProviderKind::Local`]
+    /// is not one of them).
     pub const ALL: [ProviderKind; 4] = [
         Self::OpenAi,
         Self::OpenAiCompatible,
@@ -47,13 +51,15 @@ impl ProviderKind {
         Self::Anthropic,
     ];
 
-    /// The name used in configuration (`openai`, `openai-compatible`, `ollama`, `anthropic`).
+    /// The name used in configuration (`openai`, `openai-compatible`, `ollama`, `anthropic`,
+    /// `local`).
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::OpenAi => "openai",
             Self::OpenAiCompatible => "openai-compatible",
             Self::Ollama => "ollama",
             Self::Anthropic => "anthropic",
+            Self::Local => "local",
         }
     }
 
@@ -64,6 +70,7 @@ impl ProviderKind {
             Self::OpenAiCompatible => "http://127.0.0.1:8080/v1",
             Self::Ollama => "http://127.0.0.1:11434",
             Self::Anthropic => "https://api.anthropic.com",
+            Self::Local => "in-process",
         }
     }
 
@@ -102,8 +109,9 @@ impl FromStr for ProviderKind {
             "openai-compatible" | "openai_compatible" | "compatible" => Ok(Self::OpenAiCompatible),
             "ollama" => Ok(Self::Ollama),
             "anthropic" | "claude" => Ok(Self::Anthropic),
+            "local" => Ok(Self::Local),
             other => Err(LlmError::config(format!(
-                "unknown provider kind `{other}` (expected openai, openai-compatible, ollama or anthropic)"
+                "unknown provider kind `{other}` (expected openai, openai-compatible, ollama, anthropic or local)"
             ))),
         }
     }
@@ -223,6 +231,12 @@ impl ProviderConfig {
     /// Problems that make this configuration unusable, in words for `papayu doctor`.
     pub fn problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
+        if self.kind == ProviderKind::Local {
+            problems.push(
+                "provider local runs in-process: build a LocalProvider (cargo feature `local`), not an HTTP provider"
+                    .to_owned(),
+            );
+        }
         if self.model.trim().is_empty() {
             problems.push("no model configured".to_owned());
         }
@@ -254,7 +268,9 @@ impl ProviderConfig {
     pub fn endpoint(&self) -> String {
         let base = self.url.trim_end_matches('/');
         let (suffix, short) = match self.kind {
-            ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => ("/chat/completions", None),
+            ProviderKind::OpenAi | ProviderKind::OpenAiCompatible | ProviderKind::Local => {
+                ("/chat/completions", None)
+            }
             ProviderKind::Ollama => ("/api/chat", None),
             ProviderKind::Anthropic => ("/v1/messages", Some("/messages")),
         };

@@ -97,7 +97,10 @@ fn chat_messages(messages: &[Message]) -> Value {
 /// The JSON body of one request.
 pub(crate) fn build_body(config: &ProviderConfig, p: &BodyParams<'_>) -> Value {
     match config.kind {
-        ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => openai_body(config, p),
+        // `Local` never reaches the HTTP dialects (HttpProvider::new refuses it).
+        ProviderKind::OpenAi | ProviderKind::OpenAiCompatible | ProviderKind::Local => {
+            openai_body(config, p)
+        }
         ProviderKind::Ollama => ollama_body(config, p),
         ProviderKind::Anthropic => anthropic_body(config, p),
     }
@@ -233,7 +236,7 @@ pub(crate) fn parse_body(kind: ProviderKind, body: &[u8]) -> Result<Answer, Stri
         return Err(format!("provider reported an error: {err}"));
     }
     match kind {
-        ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
+        ProviderKind::OpenAi | ProviderKind::OpenAiCompatible | ProviderKind::Local => {
             let choice = v
                 .pointer("/choices/0")
                 .ok_or("no `choices[0]` in the response")?;

@@ -59,6 +59,31 @@ pub enum LlmError {
         /// Every violation found, in order; the first one's code is [`LlmError::code`].
         violations: Vec<Violation>,
     },
+    /// The local provider's model file does not exist.
+    #[error(
+        "model file {path} not found (`papayu model fetch` downloads the default model; or set PAPAYU_LOCAL_MODEL / --model-path to a GGUF file)"
+    )]
+    ModelNotFound {
+        /// The path that was looked for.
+        path: String,
+    },
+    /// The local provider's model file is not a usable GGUF model.
+    #[error("model file {path} is not a usable GGUF model: {message}")]
+    ModelInvalid {
+        /// The model file.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The in-process model failed while answering (prompt longer than its context, a decode
+    /// error).
+    #[error("local model {model}: {message}")]
+    Inference {
+        /// The model file name.
+        model: String,
+        /// What went wrong.
+        message: String,
+    },
     /// Multi-provider: no provider produced a valid plan.
     #[error("none of the {} providers produced a valid plan: {}", .failures.len(), .failures.join("; "))]
     NoValidCandidate {
@@ -77,7 +102,9 @@ impl LlmError {
             Self::Timeout { .. } => ErrorCode::LlmTimeout,
             Self::Network { .. } => ErrorCode::LlmNetwork,
             Self::Http { .. } => ErrorCode::LlmHttp,
-            Self::BadResponse { .. } => ErrorCode::LlmBadResponse,
+            Self::BadResponse { .. } | Self::Inference { .. } => ErrorCode::LlmBadResponse,
+            Self::ModelNotFound { .. } => ErrorCode::ModelNotFound,
+            Self::ModelInvalid { .. } => ErrorCode::ModelInvalid,
             Self::InvalidAnswer { violations } => violations
                 .first()
                 .map_or(ErrorCode::SchemaValidation, |v| v.code),

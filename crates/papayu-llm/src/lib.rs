@@ -12,6 +12,10 @@
 //!   papayu-validate's rules) and runs the single repair round built by [`repair_request`];
 //!   [`fan_out`] does that for several providers and merges.
 //! * [`doctor`] and [`ask`] are what `papayu doctor` and `papayu ask` call.
+//! * With the cargo feature `local`, `LocalProvider` runs a GGUF model in-process through
+//!   llama.cpp, its decoding constrained by a grammar made from the provider-strict schema, so
+//!   papayu works with no server, key or network. [`check_gguf`], [`verify_model`] and the
+//!   `DEFAULT_MODEL_*` constants (the model `papayu model fetch` installs) need no feature.
 //!
 //! The crate never reads environment variables: the caller builds a [`ProviderConfig`].
 //!
@@ -66,6 +70,9 @@ mod dialect;
 mod doctor;
 mod error;
 mod fanout;
+#[cfg(feature = "local")]
+mod local;
+mod model_file;
 mod plan;
 mod provider;
 mod redact;
@@ -83,6 +90,16 @@ pub use doctor::{
 pub use error::LlmError;
 pub use fanout::{
     FanOutProvider, FanOutReport, MergeMethod, MergePolicy, fan_out, merge_deterministic,
+};
+#[cfg(feature = "local")]
+pub use local::{
+    DEFAULT_LOCAL_CONTEXT, GrammarBounds, LocalConfig, LocalProvider, LocalStats,
+    MAX_GRAMMAR_REPETITION, gbnf, grammar_schema,
+};
+pub use model_file::{
+    DEFAULT_MODEL_NAME, DEFAULT_MODEL_PACKAGE, DEFAULT_MODEL_RELATIVE_PATH, DEFAULT_MODEL_SHA256,
+    DEFAULT_MODEL_SIZE, GgufInfo, check_gguf, default_model_path, model_cache_dir, sha256_file,
+    verify_model,
 };
 pub use plan::{
     PlanAttempt, PlanOutcome, PlanValidator, REPAIR_INSTRUCTION, SharedValidator, check_answer,

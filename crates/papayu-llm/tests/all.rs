@@ -14,6 +14,9 @@ mod doctor;
 mod fallback;
 #[path = "all/fanout.rs"]
 mod fanout;
+#[cfg(feature = "local")]
+#[path = "all/local.rs"]
+mod local;
 #[path = "all/plan.rs"]
 mod plan;
 #[path = "all/redaction.rs"]

@@ -137,6 +137,11 @@ error_codes! {
     LlmBadResponse = "ERR_LLM_BAD_RESPONSE",
     /// The LLM configuration is incomplete or invalid.
     LlmConfig = "ERR_LLM_CONFIG",
+    /// The local provider's model file does not exist (`papayu model fetch` gets the default).
+    ModelNotFound = "ERR_MODEL_NOT_FOUND",
+    /// The local provider's model file is not a usable GGUF model (truncated, corrupt, wrong
+    /// checksum, or llama.cpp refused it).
+    ModelInvalid = "ERR_MODEL_INVALID",
 
     // --- agent and configuration
     /// `apply` with no saved plan.

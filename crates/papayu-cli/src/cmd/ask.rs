@@ -21,7 +21,7 @@ pub struct Args {
 /// Exit 0 when the answer parses, 3 when it violates the protocol.
 pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     let config = agent_config(global)?;
-    let provider = provider(&config)?;
+    let provider = provider(&config, global)?;
     let options = AskOptions {
         protocol: config.effective_protocol(),
         strict_json: config.strict_json,

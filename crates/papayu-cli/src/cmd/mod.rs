@@ -9,6 +9,7 @@ pub mod context;
 pub mod doctor;
 pub mod history;
 pub mod memory;
+pub mod model;
 pub mod plan;
 pub mod preview;
 pub mod recover;

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context as _, Result};
 use camino::Utf8PathBuf;
 use papayu_agent::{Agent, AgentConfig, Progress};
-use papayu_llm::Provider;
+use papayu_llm::{Provider, ProviderKind};
 
 use crate::exit::UsageError;
 use crate::global::Global;
@@ -41,6 +41,137 @@ pub fn config_dir() -> PathBuf {
     }
 }
 
+/// The user's cache directory (`$XDG_CACHE_HOME`, else `~/.cache`).
+#[allow(
+    clippy::disallowed_methods,
+    reason = "frontends read the environment once (SPEC §12)"
+)]
+pub fn cache_dir() -> PathBuf {
+    match std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default()
+            .join(".cache"),
+    }
+}
+
+/// Where papayu keeps models: `<cache>/papayu/models` (shared with `scripts/local-llm.sh`).
+pub fn model_dir() -> PathBuf {
+    papayu_llm::model_cache_dir(&cache_dir())
+}
+
+/// The cached default model (it may not exist yet: `papayu model fetch`).
+pub fn default_model() -> PathBuf {
+    papayu_llm::default_model_path(&model_dir())
+}
+
+/// The GGUF file the user named: `--model-path`, else `PAPAYU_LOCAL_MODEL`.
+pub fn named_local_model(global: &Global) -> Option<PathBuf> {
+    global.model_path.clone().or_else(|| {
+        env_map()
+            .get("PAPAYU_LOCAL_MODEL")
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    })
+}
+
+/// Which provider a command uses, before anything is loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice {
+    /// `PAPAYU_LLM_PROVIDERS` or `PAPAYU_LLM_API_URL`/`PAPAYU_LLM_MODEL`: over the network.
+    Network,
+    /// The in-process model at this path; `implicit` when nothing was configured and papayu
+    /// fell back to the cached default model.
+    Local {
+        /// The GGUF file.
+        path: PathBuf,
+        /// Chosen because nothing else was configured.
+        implicit: bool,
+    },
+}
+
+/// The provider choice: `PAPAYU_LLM_PROVIDERS` → fan-out; `--provider local` /
+/// `PAPAYU_LLM_PROVIDER=local`, or a model file named with no URL → local; nothing configured
+/// at all → local with the cached default model; otherwise the network provider.
+pub fn choose(config: &AgentConfig, global: &Global) -> Choice {
+    if !config.providers.is_empty() {
+        return Choice::Network;
+    }
+    let named = named_local_model(global);
+    let explicit = config.provider == Some(ProviderKind::Local)
+        || (named.is_some() && config.provider.is_none() && config.api_url.is_none());
+    if explicit {
+        return Choice::Local {
+            path: named.unwrap_or_else(default_model),
+            implicit: false,
+        };
+    }
+    if config.provider.is_none() && config.api_url.is_none() && config.model.is_none() {
+        return Choice::Local {
+            path: default_model(),
+            implicit: true,
+        };
+    }
+    Choice::Network
+}
+
+/// How to configure a provider, for messages.
+const CONFIGURE_HINT: &str = "Configure a provider, e.g. PAPAYU_LLM_API_URL=http://127.0.0.1:8080/v1 PAPAYU_LLM_MODEL=<model> \
+(scripts/local-llm.sh serve 8080 runs a local one), or see `papayu doctor`.";
+
+#[cfg(feature = "local")]
+fn local_provider(
+    config: &AgentConfig,
+    path: PathBuf,
+    implicit: bool,
+) -> Result<Arc<dyn Provider>> {
+    if implicit && !path.exists() {
+        return Err(papayu_llm::LlmError::ModelNotFound {
+            path: path.display().to_string(),
+        })
+        .with_context(|| {
+            format!(
+                "no provider is configured and the default local model is not downloaded: run `papayu model fetch` (once, offline afterwards).\n{CONFIGURE_HINT}"
+            )
+        });
+    }
+    let mut local = papayu_llm::LocalConfig::new(&path);
+    local.temperature = config.temperature;
+    local.max_tokens = config.max_tokens;
+    local.timeout = config.timeout;
+    let provider = papayu_llm::LocalProvider::new(local)?;
+    if implicit {
+        eprintln!(
+            "papayu: no provider configured; using the local model {} (set PAPAYU_LLM_API_URL and PAPAYU_LLM_MODEL for another)",
+            provider.model_path().display()
+        );
+    }
+    Ok(Arc::new(provider))
+}
+
+#[cfg(not(feature = "local"))]
+fn local_provider(
+    _config: &AgentConfig,
+    path: PathBuf,
+    implicit: bool,
+) -> Result<Arc<dyn Provider>> {
+    let why = if implicit {
+        "no provider is configured, and this papayu was built without the in-process local provider"
+            .to_owned()
+    } else {
+        format!(
+            "the local provider (model {}) is not part of this build",
+            path.display()
+        )
+    };
+    Err(UsageError(format!(
+        "{why}: rebuild it with `cargo install --path crates/papayu-cli --features local` (needs cmake, clang and libclang-dev).\n{CONFIGURE_HINT}"
+    ))
+    .into())
+}
+
 /// The agent configuration: the environment, then the global flags on top.
 pub fn agent_config(global: &Global) -> Result<AgentConfig> {
     let mut config =
@@ -60,16 +191,16 @@ pub fn agent_config(global: &Global) -> Result<AgentConfig> {
     Ok(config)
 }
 
-/// The provider the configuration names (papayu-app's `build_provider`, shared with the UI):
-/// every entry of `PAPAYU_LLM_PROVIDERS` behind one fan-out, or the single
-/// `PAPAYU_LLM_API_URL` provider; a configuration error says how to configure one.
-pub fn provider(config: &AgentConfig) -> Result<Arc<dyn Provider>> {
+/// The provider the configuration names ([`choose`]): the in-process local model, or
+/// papayu-app's `build_provider` (shared with the UI): every entry of `PAPAYU_LLM_PROVIDERS`
+/// behind one fan-out, or the single `PAPAYU_LLM_API_URL` provider; a configuration error says
+/// how to configure one.
+pub fn provider(config: &AgentConfig, global: &Global) -> Result<Arc<dyn Provider>> {
+    if let Choice::Local { path, implicit } = choose(config, global) {
+        return local_provider(config, path, implicit);
+    }
     papayu_app::build_provider(config).map_err(|e| match e {
-        papayu_app::ProviderError::Config(e) => UsageError(format!(
-            "{e}\nConfigure a provider, e.g. PAPAYU_LLM_API_URL=http://127.0.0.1:8080/v1 PAPAYU_LLM_MODEL=<model> \
-             (scripts/local-llm.sh serve 8080 runs a local one), or see `papayu doctor`."
-        ))
-        .into(),
+        papayu_app::ProviderError::Config(e) => UsageError(format!("{e}\n{CONFIGURE_HINT}")).into(),
         other => anyhow::Error::new(other),
     })
 }
@@ -83,7 +214,7 @@ fn utf8(path: PathBuf, what: &str) -> Result<Utf8PathBuf> {
 pub fn open_agent(global: &Global) -> Result<Agent> {
     let mut config = agent_config(global)?;
     config.stream = std::io::stderr().is_terminal() && !global.json;
-    let provider = provider(&config)?;
+    let provider = provider(&config, global)?;
     let root = utf8(global.project_root()?, "project")?;
     let config_dir = utf8(config_dir(), "config directory")?;
     Agent::new(config, &root, &config_dir, provider)
@@ -222,7 +353,7 @@ pub fn exit_for(code: papayu_protocol::ErrorCode) -> crate::exit::Exit {
         | C::CheckFailed
         | C::PathEscapesRoot
         | C::UndoConflict => Exit::RolledBack,
-        C::LlmConfig | C::InvalidConfig => Exit::Usage,
+        C::LlmConfig | C::InvalidConfig | C::ModelNotFound | C::ModelInvalid => Exit::Usage,
         _ => Exit::Failure,
     }
 }

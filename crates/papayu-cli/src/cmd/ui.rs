@@ -286,12 +286,30 @@ fn new_token() -> Result<String> {
     clippy::disallowed_methods,
     reason = "frontends read the environment once (SPEC §12)"
 )]
-fn app_options() -> Result<AppOptions> {
+fn app_options(global: &Global) -> Result<AppOptions> {
     let config = Utf8PathBuf::from_path_buf(config_dir())
         .map_err(|p| UsageError(format!("config directory {} is not UTF-8", p.display())))?;
     let mut options = AppOptions::new(config, Transport::Http)
         .env(env_map())
-        .key_lookup(|name| std::env::var(name).ok());
+        .key_lookup(|name| std::env::var(name).ok())
+        .provider_factory({
+            // The CLI's own choice (the local model included), not only the network providers.
+            let global = global.clone();
+            move |config| {
+                crate::cmd::session::provider(config, &global).map_err(|e| {
+                    if let Some(l) = e.downcast_ref::<papayu_llm::LlmError>() {
+                        papayu_app::ApiError::new(l.code().as_str(), l.to_string())
+                    } else if e.downcast_ref::<UsageError>().is_some() {
+                        papayu_app::ApiError::new(
+                            papayu_protocol::ErrorCode::LlmConfig.as_str(),
+                            e.to_string(),
+                        )
+                    } else {
+                        papayu_app::ApiError::internal(format!("{e:#}"))
+                    }
+                })
+            }
+        });
     if let Some(home) = std::env::var_os("HOME").and_then(|h| h.into_string().ok()) {
         options = options.home_dir(home);
     }
@@ -316,8 +334,8 @@ fn open_browser(url: &str) {
 }
 
 /// Serve until interrupted.
-pub fn run(args: &Args, _global: &Global) -> Result<Exit> {
-    let app = App::new(app_options()?);
+pub fn run(args: &Args, global: &Global) -> Result<Exit> {
+    let app = App::new(app_options(global)?);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

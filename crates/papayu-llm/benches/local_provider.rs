@@ -1,0 +1,303 @@
+//! The in-process `local` provider with the default model (SmolLM2-135M-Instruct Q4_1): load
+//! time, first-token latency, prompt and generation tokens/s, peak RSS, and the same
+//! schema-constrained request through llama-cpp-python's server (`scripts/local-llm.sh`).
+//!
+//! ```sh
+//! cargo bench -p papayu-llm --features local --bench local_provider            # in-process only
+//! cargo bench -p papayu-llm --features local --bench local_provider -- --server  # + paired vs server
+//! ```
+//!
+//! Prints one JSON object per line: `{"bench", "metric", "value", "unit"}`.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    missing_docs
+)]
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use papayu_llm::{
+    ChatRequest, DEFAULT_MODEL_RELATIVE_PATH, GrammarBounds, LocalConfig, LocalProvider, Message,
+    check_answer, grammar_schema,
+};
+use papayu_protocol::ProtocolVersion;
+use serde_json::json;
+
+fn emit(bench: &str, metric: &str, value: f64, unit: &str) {
+    println!(
+        "{}",
+        json!({ "bench": bench, "metric": metric, "value": (value * 1000.0).round() / 1000.0, "unit": unit })
+    );
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn model() -> PathBuf {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"));
+    let path = cache
+        .join("papayu/models")
+        .join(DEFAULT_MODEL_RELATIVE_PATH);
+    assert!(
+        path.is_file(),
+        "no model at {} (scripts/local-llm.sh setup or papayu model fetch)",
+        path.display()
+    );
+    path
+}
+
+/// Peak resident set size of process `pid` (`self` for this one), in MB.
+fn peak_rss_mb(pid: &str) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+const MAX_TOKENS: u32 = 256;
+
+/// The papayu-shaped request every figure uses: the protocol v2 system prompt and a goal.
+fn request() -> ChatRequest {
+    ChatRequest::new(vec![
+        Message::system(papayu_llm::default_system_prompt(ProtocolVersion::V2)),
+        Message::user("Add a README.md that explains this project is a calculator."),
+    ])
+    .protocol(ProtocolVersion::V2)
+    .strict(true)
+    .max_tokens(MAX_TOKENS)
+}
+
+fn main() {
+    let with_server = std::env::args().any(|a| a == "--server");
+    let rounds = 5;
+    let path = model();
+
+    let started = Instant::now();
+    let provider = LocalProvider::new(LocalConfig::new(&path)).unwrap();
+    let load = started.elapsed();
+    emit(
+        "local_load",
+        "wall_incl_gguf_check",
+        load.as_secs_f64() * 1000.0,
+        "ms",
+    );
+    emit(
+        "local_load",
+        "llama_cpp_load",
+        provider.load_time().as_secs_f64() * 1000.0,
+        "ms",
+    );
+
+    let cancel = AtomicBool::new(false);
+    let req = request();
+    let (mut first, mut prompt_tps, mut gen_tps, mut wall) = (vec![], vec![], vec![], vec![]);
+    let mut text = String::new();
+    for i in 0..rounds + 1 {
+        let t = Instant::now();
+        let (c, s) = provider.complete_blocking(&req, &cancel).unwrap();
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        check_answer(&c.text, ProtocolVersion::V2, None).unwrap();
+        eprintln!(
+            "local: {ms:.0} ms, prompt {} tok, generated {} tok ({:?}), first token {:?}",
+            s.prompt_tokens, s.generated_tokens, c.finish_reason, s.first_token
+        );
+        if i == 0 {
+            // Warm-up (page cache, first grammar build).
+            continue;
+        }
+        first.push(s.first_token.as_secs_f64() * 1000.0);
+        prompt_tps.push(s.prompt_tokens_per_sec());
+        gen_tps.push(s.generated_tokens_per_sec());
+        wall.push(ms);
+        emit(
+            "local_constrained",
+            "prompt_tokens",
+            f64::from(s.prompt_tokens),
+            "tokens",
+        );
+        emit(
+            "local_constrained",
+            "generated_tokens",
+            f64::from(s.generated_tokens),
+            "tokens",
+        );
+        text = c.text;
+    }
+    emit(
+        "local_constrained",
+        "first_token_median",
+        median(first),
+        "ms",
+    );
+    emit(
+        "local_constrained",
+        "prompt_tokens_per_s_median",
+        median(prompt_tps),
+        "tok/s",
+    );
+    emit(
+        "local_constrained",
+        "generated_tokens_per_s_median",
+        median(gen_tps),
+        "tok/s",
+    );
+    emit(
+        "local_constrained",
+        "wall_median",
+        median(wall.clone()),
+        "ms",
+    );
+    emit("local_constrained", "peak_rss", peak_rss_mb("self"), "MB");
+
+    if with_server {
+        server(&req, &text, median(wall));
+    }
+}
+
+/// The same request, with the same bounded schema, through llama-cpp-python's OpenAI-compatible
+/// server (which builds its grammar from the schema with llama.cpp's Python converter).
+fn server(req: &ChatRequest, local_text: &str, local_wall_ms: f64) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = Command::new("bash")
+        .arg(root.join("scripts/local-llm.sh"))
+        .arg("env")
+        .stderr(Stdio::inherit())
+        .output()
+        .unwrap();
+    let env = String::from_utf8(out.stdout).unwrap();
+    let get = |k: &str| {
+        env.lines()
+            .find_map(|l| l.strip_prefix(&format!("{k}=")))
+            .unwrap()
+            .to_owned()
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .to_string();
+    let mut child = Command::new(get("PAPAYU_E2E_PYTHON"))
+        .args([
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            &get("PAPAYU_E2E_MODEL"),
+        ])
+        .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+        .args([
+            "--n_ctx",
+            "4096",
+            "--n_threads",
+            &threads,
+            "--n_threads_batch",
+            &threads,
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id().to_string();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let http = reqwest::Client::new();
+    let body = json!({
+        "model": "smollm2",
+        "messages": req.messages,
+        "temperature": 0.0,
+        "max_tokens": MAX_TOKENS,
+        "response_format": {"type": "json_object", "schema": grammar_schema(ProtocolVersion::V2, &GrammarBounds::default())},
+    });
+    runtime.block_on(async {
+        let started = Instant::now();
+        while !http
+            .get(format!("{base}/models"))
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(180),
+                "server not ready"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        emit(
+            "server_load",
+            "ready_after",
+            started.elapsed().as_secs_f64() * 1000.0,
+            "ms",
+        );
+        let (mut wall, mut tps) = (vec![], vec![]);
+        let mut same = true;
+        for i in 0..6 {
+            let t = Instant::now();
+            let v: serde_json::Value = http
+                .post(format!("{base}/chat/completions"))
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            let ms = t.elapsed().as_secs_f64() * 1000.0;
+            let text = v["choices"][0]["message"]["content"]
+                .as_str()
+                .unwrap_or_default();
+            let completion_tokens = v["usage"]["completion_tokens"].as_f64().unwrap_or(0.0);
+            eprintln!(
+                "server: {ms:.0} ms, {completion_tokens} tokens, valid={}",
+                check_answer(text, ProtocolVersion::V2, None).is_ok()
+            );
+            if i == 0 {
+                continue;
+            }
+            same &= text == local_text;
+            wall.push(ms);
+            tps.push(completion_tokens / (ms / 1000.0));
+        }
+        let server_wall = median(wall);
+        emit("server_constrained", "wall_median", server_wall, "ms");
+        emit(
+            "server_constrained",
+            "completion_tokens_per_s_incl_prompt_median",
+            median(tps),
+            "tok/s",
+        );
+        emit("server_constrained", "peak_rss", peak_rss_mb(&pid), "MB");
+        emit(
+            "local_vs_server",
+            "wall_ratio_local_over_server",
+            local_wall_ms / server_wall,
+            "x",
+        );
+        emit(
+            "local_vs_server",
+            "same_text",
+            if same { 1.0 } else { 0.0 },
+            "bool",
+        );
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+}

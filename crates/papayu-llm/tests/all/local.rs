@@ -1,0 +1,278 @@
+//! The in-process `local` provider with the real default model (SmolLM2-135M-Instruct Q4_1,
+//! cached by `scripts/local-llm.sh setup` or `papayu model fetch`).
+//!
+//! These check papayu's side, not the 135M model's wisdom: every answer is schema-valid JSON for
+//! the protocol version asked (the grammar), papayu parses and checks it, token counts and
+//! progress are reported, and bad model files or inputs are clear error codes, never a crash.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "fixtures are written with std::fs"
+)]
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use papayu_llm::{
+    ChatRequest, DEFAULT_MODEL_RELATIVE_PATH, DEFAULT_MODEL_SHA256, GrammarBounds, LocalConfig,
+    LocalProvider, Message, Progress, Provider, ProviderKind, check_answer, check_gguf,
+    default_system_prompt, gbnf, grammar_schema, request_plan, verify_model,
+};
+use papayu_protocol::{ErrorCode, ProtocolVersion, parse_response};
+
+/// The cached default model; fails (never skips) when it is missing.
+pub fn model() -> PathBuf {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"));
+    let path = cache
+        .join("papayu/models")
+        .join(DEFAULT_MODEL_RELATIVE_PATH);
+    assert!(
+        path.is_file(),
+        "the local model is missing at {}: run `scripts/local-llm.sh setup` or `papayu model fetch`",
+        path.display()
+    );
+    path
+}
+
+fn provider() -> LocalProvider {
+    let mut config = LocalConfig::new(model());
+    config.max_tokens = 1536;
+    config.timeout = Duration::from_secs(240);
+    LocalProvider::new(config).unwrap()
+}
+
+fn request(version: ProtocolVersion, goal: &str) -> ChatRequest {
+    ChatRequest::new(vec![
+        Message::system(default_system_prompt(version)),
+        Message::user(goal),
+    ])
+    .protocol(version)
+    .strict(true)
+}
+
+const PROMPTS: [&str; 3] = [
+    "Create a file hello.txt containing the word hello.",
+    "Add a README.md that explains this project is a calculator.",
+    "Nothing needs to change; explain why in the summary.",
+];
+
+#[test]
+fn the_default_model_is_the_pinned_one() {
+    let info = verify_model(&model(), DEFAULT_MODEL_SHA256).unwrap();
+    assert_eq!(info.version, 3);
+    assert_eq!(info.architecture.as_deref(), Some("llama"));
+    assert!(info.has_chat_template, "{info:?}");
+}
+
+#[test]
+fn grammar_is_made_for_every_version_with_bounds() {
+    for version in ProtocolVersion::ALL {
+        let schema = grammar_schema(version, &GrammarBounds::default()).to_string();
+        assert!(schema.contains("\"maxItems\""), "{schema}");
+        assert!(schema.contains("\"maxLength\""), "{schema}");
+        assert!(!schema.contains("[\"string\",\"null\"]"), "{schema}");
+        let g = gbnf(version, &GrammarBounds::default()).unwrap();
+        assert!(g.contains("root ::="), "{g}");
+        let kinds = ["PATCH_FILE", "EDIT_FILE", "REPLACE_RANGE"];
+        let expected = match version {
+            ProtocolVersion::V1 => 0,
+            ProtocolVersion::V2 => 1,
+            _ => 3,
+        };
+        let present = kinds.iter().filter(|k| g.contains(*k)).count();
+        assert_eq!(present, expected, "v{}: {g}", version.number());
+    }
+}
+
+#[test]
+fn bounds_llama_cpp_would_refuse_are_config_errors() {
+    let bounds = GrammarBounds {
+        content_chars: 5_000,
+        ..GrammarBounds::default()
+    };
+    let e = gbnf(ProtocolVersion::V2, &bounds).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::LlmConfig, "{e}");
+    let mut config = LocalConfig::new(model());
+    config.bounds.actions = 0;
+    let e = LocalProvider::new(config).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::LlmConfig, "{e}");
+}
+
+#[test]
+fn answers_are_schema_valid_for_v1_v2_v3() {
+    let provider = provider();
+    let cancel = AtomicBool::new(false);
+    let cases = [
+        (ProtocolVersion::V1, PROMPTS[0]),
+        (ProtocolVersion::V2, PROMPTS[1]),
+        (ProtocolVersion::V2, PROMPTS[2]),
+        (ProtocolVersion::V3, PROMPTS[0]),
+    ];
+    for (version, goal) in cases {
+        let (completion, stats) = provider
+            .complete_blocking(&request(version, goal), &cancel)
+            .unwrap();
+        let text = &completion.text;
+        let what = format!("v{} {goal:?}: {text}", version.number());
+        assert_eq!(completion.finish_reason.as_deref(), Some("stop"), "{what}");
+        assert_eq!(completion.provider, ProviderKind::Local);
+        // Valid for the schema of the effective version, by the strict parser...
+        parse_response(text, version).unwrap_or_else(|e| panic!("{e}: {what}"));
+        // ...and by the checks the plan loop runs.
+        check_answer(text, version, None).unwrap_or_else(|e| panic!("{e:?}: {what}"));
+        // Pure JSON: no prose or fence around it.
+        serde_json::from_str::<serde_json::Value>(text).unwrap();
+        assert!(
+            stats.prompt_tokens > 100 && stats.generated_tokens > 5,
+            "{stats:?}"
+        );
+        let usage = completion.usage.unwrap();
+        assert_eq!(usage.input_tokens, Some(u64::from(stats.prompt_tokens)));
+        assert_eq!(usage.output_tokens, Some(u64::from(stats.generated_tokens)));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_plan_accepts_the_answer_and_progress_streams() {
+    let provider = provider();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let progress: Progress = Arc::new(move |chars| sink.lock().unwrap().push(chars));
+    let request = request(ProtocolVersion::V2, PROMPTS[0]).streaming(Some(progress));
+    let outcome = request_plan(&provider, &request, None).await;
+    let plan = outcome.plan.as_ref().unwrap_or_else(|e| {
+        panic!("{e}: {:?}", outcome.last_text());
+    });
+    assert_eq!(outcome.attempts.len(), 1, "no repair round needed");
+    assert_eq!(outcome.provider.kind, ProviderKind::Local);
+    assert!(plan.summary.is_some() || !plan.actions.is_empty());
+    let seen = seen.lock().unwrap();
+    let text = outcome.last_text().unwrap();
+    assert!(seen.len() > 5, "progress called {} times", seen.len());
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+    assert_eq!(*seen.last().unwrap(), text.chars().count());
+}
+
+#[test]
+fn max_tokens_ends_with_length_and_papayu_rejects_the_cut_json() {
+    let provider = provider();
+    let req = request(ProtocolVersion::V2, PROMPTS[1]).max_tokens(6);
+    let (completion, stats) = provider
+        .complete_blocking(&req, &AtomicBool::new(false))
+        .unwrap();
+    assert_eq!(completion.finish_reason.as_deref(), Some("length"));
+    assert_eq!(stats.generated_tokens, 6);
+    let violations = check_answer(&completion.text, ProtocolVersion::V2, None).unwrap_err();
+    assert_eq!(violations[0].code, ErrorCode::JsonParse, "{violations:?}");
+}
+
+#[test]
+fn timeout_and_cancel_are_reported_not_hung() {
+    let mut config = LocalConfig::new(model());
+    config.timeout = Duration::from_millis(1);
+    let provider = LocalProvider::new(config).unwrap();
+    let e = provider
+        .complete_blocking(
+            &request(ProtocolVersion::V2, PROMPTS[0]),
+            &AtomicBool::new(false),
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::LlmTimeout, "{e}");
+
+    let provider = self::provider();
+    let e = provider
+        .complete_blocking(
+            &request(ProtocolVersion::V2, PROMPTS[0]),
+            &AtomicBool::new(true),
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("cancelled"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_the_future_stops_the_generation() {
+    let provider = provider();
+    let long = request(ProtocolVersion::V3, PROMPTS[1]).max_tokens(4000);
+    // Dropped after 300 ms, mid-generation.
+    let _ = tokio::time::timeout(Duration::from_millis(300), provider.complete(&long)).await;
+    // The model is free again soon: the next (short) request does not wait for 4 000 tokens.
+    let started = Instant::now();
+    let short = request(ProtocolVersion::V2, PROMPTS[0]).max_tokens(4);
+    provider.complete(&short).await.unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_prompt_longer_than_the_context_is_an_error_not_an_abort() {
+    let mut config = LocalConfig::new(model());
+    config.context_tokens = 512;
+    let provider = LocalProvider::new(config).unwrap();
+    let e = provider
+        .complete_blocking(
+            &request(ProtocolVersion::V2, PROMPTS[0]),
+            &AtomicBool::new(false),
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::LlmBadResponse, "{e}");
+    assert!(e.to_string().contains("context window"), "{e}");
+    // NUL bytes in a message never reach llama.cpp's C strings.
+    let provider = self::provider();
+    let req = request(ProtocolVersion::V2, "a\0b").max_tokens(4);
+    provider
+        .complete_blocking(&req, &AtomicBool::new(false))
+        .unwrap();
+}
+
+#[test]
+fn missing_and_corrupt_model_files_are_clear_error_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.gguf");
+    let e = LocalProvider::new(LocalConfig::new(&missing)).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::ModelNotFound, "{e}");
+    assert!(e.to_string().contains("papayu model fetch"), "{e}");
+
+    let real = std::fs::read(model()).unwrap();
+    let mut random = vec![0u8; 1 << 20];
+    for (i, b) in random.iter_mut().enumerate() {
+        *b = (i.wrapping_mul(2_654_435_761) >> 13) as u8;
+    }
+    let mut bad_version = real[..4096].to_vec();
+    bad_version[4] = 99;
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty.gguf", Vec::new()),
+        ("random.gguf", random),
+        ("magic-only.gguf", b"GGUF".to_vec()),
+        ("bad-version.gguf", bad_version),
+        ("header-only.gguf", real[..64 * 1024].to_vec()),
+        ("truncated.gguf", real[..real.len() / 2].to_vec()),
+        ("one-byte-short.gguf", real[..real.len() - 1].to_vec()),
+    ];
+    for (name, bytes) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let e = LocalProvider::new(LocalConfig::new(&path)).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::ModelInvalid, "{name}: {e}");
+        assert!(check_gguf(&path).is_err(), "{name}");
+    }
+    let e = LocalProvider::new(LocalConfig::new(dir.path())).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::ModelInvalid, "a directory: {e}");
+
+    // A complete copy with one flipped byte in the weights passes the header check but not
+    // the checksum.
+    let mut flipped = real;
+    let last = flipped.len() - 10;
+    flipped[last] ^= 0xff;
+    let path = dir.path().join("flipped.gguf");
+    std::fs::write(&path, flipped).unwrap();
+    check_gguf(&path).unwrap();
+    let e = verify_model(&path, DEFAULT_MODEL_SHA256).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::ModelInvalid, "{e}");
+}
