@@ -16,6 +16,22 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 goal=${1:-"fix: add() in calc.py subtracts instead of adding, so test_calc.py fails"}
 
+# llama.cpp (the in-process local model) builds with CMake and clang; install them when missing.
+need=()
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v clang >/dev/null 2>&1 || need+=(clang)
+dpkg -s libclang-dev >/dev/null 2>&1 || need+=(libclang-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  if command -v apt-get >/dev/null 2>&1; then
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+    echo "demo: installing ${need[*]} (needed to build llama.cpp)" >&2
+    $sudo apt-get update -qq && $sudo apt-get install -y -qq "${need[@]}"
+  else
+    echo "demo: please install ${need[*]} (needed to build llama.cpp), then run again" >&2
+    exit 2
+  fi
+fi
+
 cargo build --release --quiet --package papayu-cli --manifest-path "$root/Cargo.toml"
 papayu=${CARGO_TARGET_DIR:-$root/target}/release/papayu
 
