@@ -298,14 +298,14 @@ fn app_options(global: &Global) -> Result<AppOptions> {
             move |config| {
                 crate::cmd::session::provider(config, &global).map_err(|e| {
                     if let Some(l) = e.downcast_ref::<papayu_llm::LlmError>() {
-                        papayu_app::ApiError::new(l.code().as_str(), l.to_string())
+                        ApiError::new(l.code().as_str(), l.to_string())
                     } else if e.downcast_ref::<UsageError>().is_some() {
-                        papayu_app::ApiError::new(
+                        ApiError::new(
                             papayu_protocol::ErrorCode::LlmConfig.as_str(),
                             e.to_string(),
                         )
                     } else {
-                        papayu_app::ApiError::internal(format!("{e:#}"))
+                        ApiError::internal(format!("{e:#}"))
                     }
                 })
             }
