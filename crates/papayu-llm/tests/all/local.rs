@@ -136,6 +136,24 @@ fn answers_are_schema_valid_for_v1_v2_v3() {
     }
 }
 
+#[test]
+fn sampling_at_a_temperature_is_constrained_too() {
+    let mut config = LocalConfig::new(model());
+    config.max_tokens = 1536;
+    config.temperature = 0.7;
+    config.seed = 7;
+    let provider = LocalProvider::new(config).unwrap();
+    let (completion, _) = provider
+        .complete_blocking(
+            &request(ProtocolVersion::V3, PROMPTS[2]),
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+    let text = &completion.text;
+    assert_eq!(completion.finish_reason.as_deref(), Some("stop"), "{text}");
+    parse_response(text, ProtocolVersion::V3).unwrap_or_else(|e| panic!("{e}: {text}"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn request_plan_accepts_the_answer_and_progress_streams() {
     let provider = provider();
