@@ -353,6 +353,27 @@ fn now_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// The actions of a validated plan as a preview lists them.
+fn action_views(plan: &ValidatedPlan) -> Vec<ActionView> {
+    plan.actions
+        .iter()
+        .map(|a| ActionView {
+            index: a.index,
+            kind: a.kind().as_str().to_owned(),
+            path: a.path.as_str().to_owned(),
+        })
+        .collect()
+}
+
+/// The paths a plan's DELETE actions remove (applying them needs confirmation).
+fn delete_paths(plan: &ValidatedPlan) -> Vec<String> {
+    plan.actions
+        .iter()
+        .filter(|a| a.kind().is_delete())
+        .map(|a| a.path.as_str().to_owned())
+        .collect()
+}
+
 /// A new trace id (UUID v7).
 pub fn new_trace_id() -> String {
     uuid::Uuid::now_v7().to_string()
@@ -745,21 +766,8 @@ impl Agent {
             goal: goal_text,
             summary: r.summary.clone(),
             no_changes,
-            actions: plan
-                .actions
-                .iter()
-                .map(|a| ActionView {
-                    index: a.index,
-                    kind: a.kind().as_str().to_owned(),
-                    path: a.path.as_str().to_owned(),
-                })
-                .collect(),
-            deletes: plan
-                .actions
-                .iter()
-                .filter(|a| a.kind().is_delete())
-                .map(|a| a.path.as_str().to_owned())
-                .collect(),
+            actions: action_views(&plan),
+            deletes: delete_paths(&plan),
             preview,
             fallback: call.fallback.clone(),
             repaired,
@@ -877,12 +885,7 @@ impl Agent {
                 trace_file,
             });
         }
-        let deletes: Vec<String> = plan
-            .actions
-            .iter()
-            .filter(|a| a.kind().is_delete())
-            .map(|a| a.path.as_str().to_owned())
-            .collect();
+        let deletes = delete_paths(&plan);
         if !deletes.is_empty() && !confirmed_deletes {
             record(
                 &mut trace,
@@ -999,21 +1002,8 @@ impl Agent {
             goal: trace.goal.clone(),
             summary: response.summary.clone(),
             no_changes: plan.actions.is_empty(),
-            actions: plan
-                .actions
-                .iter()
-                .map(|a| ActionView {
-                    index: a.index,
-                    kind: a.kind().as_str().to_owned(),
-                    path: a.path.as_str().to_owned(),
-                })
-                .collect(),
-            deletes: plan
-                .actions
-                .iter()
-                .filter(|a| a.kind().is_delete())
-                .map(|a| a.path.as_str().to_owned())
-                .collect(),
+            actions: action_views(&plan),
+            deletes: delete_paths(&plan),
             preview,
             fallback: None,
             repaired: false,
