@@ -18,10 +18,9 @@
 )]
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long the server may take to load the model.
@@ -29,113 +28,12 @@ const READY_TIMEOUT: Duration = Duration::from_secs(90);
 /// How long `papayu run` may take (the model answers at most 512 tokens per call).
 const RUN_TIMEOUT: Duration = Duration::from_secs(150);
 
-/// Kills the server when the test ends, however it ends.
-struct ServerGuard {
-    child: Child,
-    log: PathBuf,
-}
-
-impl Drop for ServerGuard {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_file(&self.log);
-    }
-}
-
-impl ServerGuard {
-    fn log_tail(&self) -> String {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(30)..].join("\n")
-    }
-}
+#[path = "../../papayu-llm/tests/support/llama_server.rs"]
+mod llama_server;
+use llama_server::LlamaServer;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `scripts/local-llm.sh env` → (python, model).
-fn local_llm_paths() -> (String, String) {
-    let out = Command::new("bash")
-        .arg(workspace_root().join("scripts/local-llm.sh"))
-        .arg("env")
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("run scripts/local-llm.sh env");
-    assert!(
-        out.status.success(),
-        "scripts/local-llm.sh env: {}",
-        out.status
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let value = |key: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(&format!("{key}=")))
-            .unwrap_or_else(|| panic!("{key} missing from scripts/local-llm.sh env:\n{text}"))
-            .to_owned()
-    };
-    (value("PAPAYU_E2E_PYTHON"), value("PAPAYU_E2E_MODEL"))
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Whether `GET /v1/models` answers 200.
-fn models_ready(port: u16) -> bool {
-    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
-        return false;
-    };
-    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-    let request =
-        format!("GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
-    if s.write_all(request.as_bytes()).is_err() {
-        return false;
-    }
-    let mut head = [0u8; 12];
-    s.read_exact(&mut head).is_ok() && head.ends_with(b" 200")
-}
-
-fn start_server() -> (ServerGuard, u16) {
-    let (python, model) = local_llm_paths();
-    let port = free_port();
-    let log = std::env::temp_dir().join(format!("papayu-cli-e2e-llm-{port}.log"));
-    let log_file = std::fs::File::create(&log).unwrap();
-    let child = Command::new(python)
-        .args(["-m", "llama_cpp.server", "--model", &model])
-        .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-        .args(["--n_ctx", "8192"])
-        .stdin(Stdio::null())
-        .stdout(log_file.try_clone().unwrap())
-        .stderr(log_file)
-        .spawn()
-        .expect("spawn llama_cpp.server");
-    let mut guard = ServerGuard { child, log };
-    let started = Instant::now();
-    while !models_ready(port) {
-        if let Some(status) = guard.child.try_wait().unwrap() {
-            panic!(
-                "llama_cpp.server exited early ({status}):\n{}",
-                guard.log_tail()
-            );
-        }
-        assert!(
-            started.elapsed() < READY_TIMEOUT,
-            "llama_cpp.server not ready after {READY_TIMEOUT:?}:\n{}",
-            guard.log_tail()
-        );
-        std::thread::sleep(Duration::from_millis(250));
-    }
-    eprintln!(
-        "local model server ready on port {port} after {:?}",
-        started.elapsed()
-    );
-    (guard, port)
 }
 
 type Tree = BTreeMap<String, Vec<u8>>;
@@ -195,7 +93,7 @@ struct Outcome {
 }
 
 /// Run a command to its end, killing it (and failing) after [`RUN_TIMEOUT`].
-fn run_bounded(mut cmd: Command, server: &ServerGuard) -> Outcome {
+fn run_bounded(mut cmd: Command, server: &LlamaServer) -> Outcome {
     let started = Instant::now();
     let mut child = cmd
         .stdin(Stdio::null())
@@ -240,7 +138,8 @@ fn run_bounded(mut cmd: Command, server: &ServerGuard) -> Outcome {
 
 #[test]
 fn run_yes_against_the_local_model_is_safe_whatever_it_answers() {
-    let (server, port) = start_server();
+    let server = LlamaServer::start(&["--n_ctx", "8192"], READY_TIMEOUT);
+    let port = server.port;
 
     // tmp/{project, sentinel, config, home}: anything else appearing in tmp, or any change to
     // the sentinel, is a write outside the project.

@@ -19,8 +19,10 @@
     missing_docs
 )]
 
-use std::path::Path;
-use std::process::{Command, Stdio};
+#[path = "../tests/support/llama_server.rs"]
+mod llama_server;
+use llama_server::LlamaServer;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -204,54 +206,8 @@ async fn overhead() {
 
 /// Streaming vs non-streaming wall time against SmolLM2 on llama-cpp-python.
 async fn local_model() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out = Command::new("bash")
-        .arg(root.join("scripts/local-llm.sh"))
-        .arg("env")
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("scripts/local-llm.sh env");
-    let text = String::from_utf8(out.stdout).unwrap();
-    let get = |k: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(&format!("{k}=")))
-            .unwrap()
-            .to_owned()
-    };
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = Command::new(get("PAPAYU_E2E_PYTHON"))
-        .args([
-            "-m",
-            "llama_cpp.server",
-            "--model",
-            &get("PAPAYU_E2E_MODEL"),
-            "--host",
-            "127.0.0.1",
-        ])
-        .args(["--port", &port.to_string(), "--n_ctx", "4096"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn llama_cpp.server");
-    let base = format!("http://127.0.0.1:{port}/v1");
-    let http = reqwest::Client::new();
-    let started = Instant::now();
-    while !http
-        .get(format!("{base}/models"))
-        .send()
-        .await
-        .is_ok_and(|r| r.status().is_success())
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(180),
-            "server not ready"
-        );
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
+    let server = LlamaServer::start(&["--n_ctx", "4096"], Duration::from_secs(180));
+    let base = server.base_url();
     let config = ProviderConfig::new(ProviderKind::OpenAiCompatible, base, "smollm2")
         .with_timeout(Duration::from_secs(300));
     let provider = HttpProvider::new(config)
@@ -303,8 +259,7 @@ async fn local_model() {
         streamed.push(pair[1]);
         ratios.push(pair[1] / pair[0]);
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(server);
     plain.sort_by(f64::total_cmp);
     streamed.sort_by(f64::total_cmp);
     ratios.sort_by(f64::total_cmp);

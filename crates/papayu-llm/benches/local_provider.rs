@@ -20,9 +20,12 @@
 )]
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
+
+#[path = "../tests/support/llama_server.rs"]
+mod llama_server;
+use llama_server::LlamaServer;
 
 use papayu_llm::{
     ChatRequest, DEFAULT_MODEL_RELATIVE_PATH, GrammarBounds, LocalConfig, LocalProvider, Message,
@@ -207,54 +210,24 @@ fn main() {
 /// The same request, with the same GBNF grammar, through llama-cpp-python's OpenAI-compatible
 /// server.
 fn server(req: &ChatRequest, local_text: &str, local_wall_ms: f64, threads: usize) {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let out = Command::new("bash")
-        .arg(root.join("scripts/local-llm.sh"))
-        .arg("env")
-        .stderr(Stdio::inherit())
-        .output()
-        .unwrap();
-    let env = String::from_utf8(out.stdout).unwrap();
-    let get = |k: &str| {
-        env.lines()
-            .find_map(|l| l.strip_prefix(&format!("{k}=")))
-            .unwrap()
-            .to_owned()
-    };
     let threads = threads.to_string();
-    let mut child = Command::new(get("PAPAYU_E2E_PYTHON"))
-        .args([
-            "-m",
-            "llama_cpp.server",
-            "--model",
-            &get("PAPAYU_E2E_MODEL"),
-        ])
-        .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-        .args([
+    let server = LlamaServer::start(
+        &[
             "--n_ctx",
             "4096",
             "--n_threads",
             &threads,
             "--n_threads_batch",
             &threads,
-        ])
-        .stdout(Stdio::null())
-        .stderr(
-            std::fs::File::create(std::env::temp_dir().join("papayu-bench-server.log")).unwrap(),
-        )
-        .spawn()
-        .unwrap();
-    let pid = child.id().to_string();
+        ],
+        Duration::from_secs(180),
+    );
+    let pid = server.pid().to_string();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
-    let base = format!("http://127.0.0.1:{port}/v1");
+    let base = server.base_url();
     let http = reqwest::Client::new();
     let body = json!({
         "model": "smollm2",
@@ -266,23 +239,10 @@ fn server(req: &ChatRequest, local_text: &str, local_wall_ms: f64, threads: usiz
         "grammar": gbnf(ProtocolVersion::V2, &GrammarBounds::default()).unwrap(),
     });
     runtime.block_on(async {
-        let started = Instant::now();
-        while !http
-            .get(format!("{base}/models"))
-            .send()
-            .await
-            .is_ok_and(|r| r.status().is_success())
-        {
-            assert!(
-                started.elapsed() < Duration::from_secs(180),
-                "server not ready"
-            );
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
         emit(
             "server_load",
             "ready_after",
-            started.elapsed().as_secs_f64() * 1000.0,
+            server.ready_after.as_secs_f64() * 1000.0,
             "ms",
         );
         let (mut wall, mut tps) = (vec![], vec![]);
@@ -336,6 +296,5 @@ fn server(req: &ChatRequest, local_text: &str, local_wall_ms: f64, threads: usiz
             "bool",
         );
     });
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(server);
 }

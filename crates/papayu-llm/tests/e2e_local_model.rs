@@ -14,11 +14,8 @@
     clippy::expect_used
 )]
 
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use papayu_llm::{
     CapabilityCache, CapabilityKey, ChatRequest, HttpProvider, Message, Progress, Provider,
@@ -29,117 +26,9 @@ use papayu_protocol::ProtocolVersion;
 /// How long the server may take to load the model.
 const READY_TIMEOUT: Duration = Duration::from_secs(180);
 
-/// Kills the server when the test ends, however it ends.
-struct ServerGuard {
-    child: Child,
-    log: PathBuf,
-}
-
-impl Drop for ServerGuard {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl ServerGuard {
-    fn log_tail(&self) -> String {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(30)..].join("\n")
-    }
-}
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `scripts/local-llm.sh env` → (python, model).
-fn local_llm_paths() -> (String, String) {
-    let out = Command::new("bash")
-        .arg(workspace_root().join("scripts/local-llm.sh"))
-        .arg("env")
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("run scripts/local-llm.sh env");
-    assert!(
-        out.status.success(),
-        "scripts/local-llm.sh env failed: {}",
-        out.status
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let value = |key: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(&format!("{key}=")))
-            .unwrap_or_else(|| {
-                panic!("{key} missing from scripts/local-llm.sh env output:\n{text}")
-            })
-            .to_owned()
-    };
-    (value("PAPAYU_E2E_PYTHON"), value("PAPAYU_E2E_MODEL"))
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-async fn start_server() -> (ServerGuard, String) {
-    let (python, model) = local_llm_paths();
-    let port = free_port();
-    let log = std::env::temp_dir().join(format!("papayu-e2e-llm-{port}.log"));
-    let log_file = std::fs::File::create(&log).unwrap();
-    let child = Command::new(python)
-        .args([
-            "-m",
-            "llama_cpp.server",
-            "--model",
-            &model,
-            "--host",
-            "127.0.0.1",
-        ])
-        .args(["--port", &port.to_string(), "--n_ctx", "4096"])
-        .stdin(Stdio::null())
-        .stdout(log_file.try_clone().unwrap())
-        .stderr(log_file)
-        .spawn()
-        .expect("spawn llama_cpp.server");
-    let mut guard = ServerGuard { child, log };
-    let base = format!("http://127.0.0.1:{port}/v1");
-    let http = reqwest::Client::new();
-    let started = Instant::now();
-    loop {
-        if let Some(status) = guard.child.try_wait().unwrap() {
-            panic!(
-                "llama_cpp.server exited early ({status}):\n{}",
-                guard.log_tail()
-            );
-        }
-        let ready = http
-            .get(format!("{base}/models"))
-            .timeout(Duration::from_secs(2))
-            .send()
-            .await
-            .is_ok_and(|r| r.status().is_success());
-        if ready {
-            break;
-        }
-        assert!(
-            started.elapsed() < READY_TIMEOUT,
-            "llama_cpp.server not ready after {READY_TIMEOUT:?}:\n{}",
-            guard.log_tail()
-        );
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-    eprintln!(
-        "local model server ready on {base} after {:?}",
-        started.elapsed()
-    );
-    (guard, base)
-}
+#[path = "support/llama_server.rs"]
+mod llama_server;
+use llama_server::LlamaServer;
 
 /// A short prompt with the exact answer to copy: the test is about papayu's side.
 fn plan_request() -> ChatRequest {
@@ -158,7 +47,8 @@ fn plan_request() -> ChatRequest {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn strict_mode_falls_back_and_gets_schema_valid_json_from_the_local_model() {
-    let (server, base) = start_server().await;
+    let server = LlamaServer::start(&["--n_ctx", "4096"], READY_TIMEOUT);
+    let base = server.base_url();
     let cache = CapabilityCache::new();
     let config = ProviderConfig::new(ProviderKind::OpenAiCompatible, base, "smollm2-135m")
         .with_timeout(Duration::from_secs(300));
