@@ -408,6 +408,13 @@ mod in_process {
         if code != Some(0) {
             assert!(changed(&before, &after).is_empty(), "{report}");
         }
+        // The decoded system prompt was kept for the next run, in the user's cache directory.
+        let kept: Vec<_> = std::fs::read_dir(sandbox.tmp.path().join("cache/papayu/prompt-cache"))
+            .unwrap_or_else(|e| panic!("no prompt cache ({e}): {report}"))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "kv"))
+            .collect();
+        assert!(!kept.is_empty(), "{report}");
     }
 
     #[test]

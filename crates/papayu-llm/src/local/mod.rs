@@ -448,6 +448,7 @@ impl LocalProvider {
             response_format = ResponseFormat::JsonSchema.as_str(),
             output_chars = generated.text.chars().count(),
             input_tokens = stats.prompt_tokens,
+            cached_input_tokens = stats.cached_prompt_tokens,
             output_tokens = stats.generated_tokens,
             finish_reason = generated.finish_reason,
             first_token_ms = stats.first_token.as_secs_f64() * 1000.0,
