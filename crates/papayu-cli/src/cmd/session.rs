@@ -163,7 +163,11 @@ fn local_provider(
     }
     let mut local = papayu_llm::LocalConfig::new(&path);
     local.temperature = config.temperature;
-    local.max_tokens = config.max_tokens;
+    // The network default (16 384) would let a small local model loop for minutes; the local
+    // provider's own default holds unless the user set one.
+    if env_map().contains_key("PAPAYU_LLM_MAX_TOKENS") {
+        local.max_tokens = config.max_tokens;
+    }
     local.timeout = config.timeout;
     local.prompt_cache = Some(prompt_cache_dir());
     if let Some(threads) = local_threads()? {

@@ -44,7 +44,7 @@ use sha2::{Digest, Sha256};
 pub use grammar::{GrammarBounds, MAX_GRAMMAR_REPETITION, gbnf, grammar_schema};
 
 use crate::capability::ResponseFormat;
-use crate::config::{DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, ProviderKind};
+use crate::config::{DEFAULT_TIMEOUT, ProviderKind};
 use crate::error::LlmError;
 use crate::model_file::check_gguf;
 use crate::provider::{BoxFuture, Provider, ProviderInfo};
@@ -55,6 +55,13 @@ use crate::request::{ChatRequest, Completion, Message, Progress, Usage};
 /// than most models' training context on purpose: the KV cache is allocated up front and is
 /// most of the memory a small model uses.
 pub const DEFAULT_LOCAL_CONTEXT: u32 = 8_192;
+
+/// Default answer limit of the local provider, in tokens. The grammar bounds every answer (8
+/// actions of at most 1 200 characters, …), so a longer one is a small model looping inside
+/// those bounds; 2 048 tokens take about 35 s on 2 cores, within the default 90 s timeout, and
+/// keep the KV cache (sized prompt + answer) near 80 MB instead of the 190 MB of a full 8 192-token
+/// window.
+pub const DEFAULT_LOCAL_MAX_TOKENS: u32 = 2_048;
 
 /// Prompt tokens decoded per llama.cpp batch.
 const PROMPT_BATCH: u32 = 512;
@@ -73,7 +80,8 @@ pub struct LocalConfig {
     pub model_path: PathBuf,
     /// Sampling temperature; 0 is greedy (default).
     pub temperature: f32,
-    /// Most tokens generated per answer (default 16 384; the context window caps it further).
+    /// Most tokens generated per answer, when the request does not say (default
+    /// [`DEFAULT_LOCAL_MAX_TOKENS`]; the context window caps it further).
     pub max_tokens: u32,
     /// Whole-request timeout, checked between tokens (default 90 s).
     pub timeout: Duration,
@@ -101,7 +109,7 @@ impl LocalConfig {
         Self {
             model_path: model_path.into(),
             temperature: 0.0,
-            max_tokens: DEFAULT_MAX_TOKENS,
+            max_tokens: DEFAULT_LOCAL_MAX_TOKENS,
             timeout: DEFAULT_TIMEOUT,
             threads: default_threads(),
             context_tokens: DEFAULT_LOCAL_CONTEXT,
