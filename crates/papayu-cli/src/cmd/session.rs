@@ -174,7 +174,9 @@ fn local_provider(
         local.threads = threads;
     }
     let provider = papayu_llm::LocalProvider::new(local)?;
-    if implicit {
+    // Said once per process: `papayu ui` builds an agent per project.
+    static SAID: AtomicBool = AtomicBool::new(false);
+    if implicit && !SAID.swap(true, Ordering::Relaxed) {
         eprintln!(
             "papayu: no provider configured; using the local model {} (set PAPAYU_LLM_API_URL and PAPAYU_LLM_MODEL for another)",
             provider.model_path().display()
