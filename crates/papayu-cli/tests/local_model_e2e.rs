@@ -358,6 +358,14 @@ mod in_process {
         let sandbox = Sandbox::new(true);
         let project = sandbox.project();
         let before = tree(&project);
+        // `model fetch` finds the model cached and prepares the prompt cache: papayu's plan and
+        // apply system prompts.
+        let fetch = sandbox.papayu(&[], &["--json", "model", "fetch"]);
+        assert_eq!(fetch.status.code(), Some(0), "{}", report(&fetch));
+        let fetched: serde_json::Value = serde_json::from_str(&fetch.stdout).unwrap();
+        assert_eq!(fetched["downloaded"], false, "{fetched:#}");
+        assert_eq!(fetched["prompt_cache"]["ok"], true, "{fetched:#}");
+        assert_eq!(fetched["prompt_cache"]["written"], 2, "{fetched:#}");
         let run = sandbox.papayu(
             &[
                 ("PAPAYU_TRACE", "1"),
@@ -408,6 +416,27 @@ mod in_process {
         if code != Some(0) {
             assert!(changed(&before, &after).is_empty(), "{report}");
         }
+        // The first answer's system prompt came from the prompt cache `model fetch` prepared:
+        // only the goal and the context were decoded.
+        let first = run
+            .stderr
+            .lines()
+            .find(|l| l.contains("LLM_RESPONSE_OK"))
+            .unwrap_or_else(|| panic!("no LLM_RESPONSE_OK line: {report}"));
+        let cached: u64 = first
+            .split("cached_input_tokens=")
+            .nth(1)
+            .and_then(|v| v.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no cached_input_tokens in {first}"));
+        assert!(cached > 500, "{first}");
+        // And nothing more was written than the two prepared files (no prefix differed).
+        let kept: Vec<_> = std::fs::read_dir(sandbox.tmp.path().join("cache/papayu/prompt-cache"))
+            .unwrap_or_else(|e| panic!("no prompt cache ({e}): {report}"))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "kv"))
+            .collect();
+        assert_eq!(kept.len(), 2, "{kept:?} {report}");
     }
 
     #[test]

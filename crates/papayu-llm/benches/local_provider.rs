@@ -8,6 +8,12 @@
 //! cargo bench -p papayu-llm --features local --bench local_provider -- --threads 1
 //! ```
 //!
+//! The papayu-shaped request is measured three ways: `cold` (a new context and no prompt
+//! cache), `prompt_cache` (a new context that loads the system prompt's KV state from a
+//! prompt-cache file, as every `papayu` process after the first does) and `repeated` (the
+//! context kept from the previous identical request); the server comparison uses `repeated`,
+//! since the server also keeps its last prompt.
+//!
 //! Prints one JSON object per line: `{"bench", "metric", "value", "unit"}`.
 #![allow(
     clippy::print_stdout,
@@ -116,64 +122,101 @@ fn main() {
 
     let cancel = AtomicBool::new(false);
     let req = request();
-    let (mut first, mut prompt_tps, mut gen_tps, mut wall) = (vec![], vec![], vec![], vec![]);
+    // The same model with a prompt-cache directory (what the CLI configures).
+    let cache_dir = tempfile::tempdir().unwrap();
+    let mut cached_config = provider.config().clone();
+    cached_config.prompt_cache = Some(cache_dir.path().to_path_buf());
+    let cached = LocalProvider::new(cached_config).unwrap();
+    // Three ways a request meets the prompt: `cold` (a new context, no cache: a new process
+    // without a prompt cache), `prompt_cache` (a new context, the system prompt's KV state
+    // loaded from the cache file: a new process, as the CLI runs), `repeated` (the context
+    // kept from the previous identical request, in the same process).
+    let scenarios = ["cold", "prompt_cache", "repeated"];
+    let mut figures: std::collections::BTreeMap<&str, [Vec<f64>; 4]> = Default::default();
     let mut text = String::new();
-    for i in 0..rounds + 1 {
-        let t = Instant::now();
-        let (c, s) = provider.complete_blocking(&req, &cancel).unwrap();
-        let ms = t.elapsed().as_secs_f64() * 1000.0;
-        // At MAX_TOKENS the small model's answer may be cut (finish "length"); the figures
-        // are about speed, validity is the tests' job.
-        let valid = check_answer(&c.text, ProtocolVersion::V2, None).is_ok();
-        eprintln!(
-            "local: {ms:.0} ms, prompt {} tok, generated {} tok ({:?}, valid={valid}), first token {:?}",
-            s.prompt_tokens, s.generated_tokens, c.finish_reason, s.first_token
-        );
-        if i == 0 {
-            // Warm-up (page cache, first grammar build).
-            continue;
+    // Warm-up: page cache, the first grammar build, the prompt-cache file.
+    provider.release_context();
+    cached.complete_blocking(&req, &cancel).unwrap();
+    for _ in 0..rounds {
+        for scenario in scenarios {
+            let p = match scenario {
+                "cold" => {
+                    provider.release_context();
+                    &provider
+                }
+                "prompt_cache" => {
+                    cached.release_context();
+                    &cached
+                }
+                _ => &provider,
+            };
+            let t = Instant::now();
+            let (c, s) = p.complete_blocking(&req, &cancel).unwrap();
+            let ms = t.elapsed().as_secs_f64() * 1000.0;
+            // At MAX_TOKENS the small model's answer may be cut (finish "length"); the figures
+            // are about speed, validity is the tests' job.
+            let valid = check_answer(&c.text, ProtocolVersion::V2, None).is_ok();
+            eprintln!(
+                "local {scenario}: {ms:.0} ms, prompt {} tok ({} cached), generated {} tok ({:?}, valid={valid}), first token {:?}",
+                s.prompt_tokens,
+                s.cached_prompt_tokens,
+                s.generated_tokens,
+                c.finish_reason,
+                s.first_token
+            );
+            let f = figures.entry(scenario).or_default();
+            f[0].push(s.first_token.as_secs_f64() * 1000.0);
+            f[1].push(s.prompt_tokens_per_sec());
+            f[2].push(s.generated_tokens_per_sec());
+            f[3].push(ms);
+            emit(
+                "local_request",
+                "prompt_tokens",
+                f64::from(s.prompt_tokens),
+                "tokens",
+            );
+            emit(
+                "local_request",
+                "generated_tokens",
+                f64::from(s.generated_tokens),
+                "tokens",
+            );
+            text = c.text;
         }
-        first.push(s.first_token.as_secs_f64() * 1000.0);
-        prompt_tps.push(s.prompt_tokens_per_sec());
-        gen_tps.push(s.generated_tokens_per_sec());
-        wall.push(ms);
-        emit(
-            "local_constrained",
-            "prompt_tokens",
-            f64::from(s.prompt_tokens),
-            "tokens",
-        );
-        emit(
-            "local_constrained",
-            "generated_tokens",
-            f64::from(s.generated_tokens),
-            "tokens",
-        );
-        text = c.text;
     }
+    let mut repeated_wall = 0.0;
+    for (scenario, [first, prompt_tps, gen_tps, wall]) in figures {
+        let bench = format!("local_{scenario}");
+        emit(&bench, "first_token_median", median(first), "ms");
+        if scenario != "repeated" {
+            emit(
+                &bench,
+                "prompt_tokens_per_s_median",
+                median(prompt_tps),
+                "tok/s",
+            );
+        }
+        emit(
+            &bench,
+            "generated_tokens_per_s_median",
+            median(gen_tps),
+            "tok/s",
+        );
+        let wall = median(wall);
+        emit(&bench, "wall_median", wall, "ms");
+        if scenario == "repeated" {
+            repeated_wall = wall;
+        }
+    }
+    let cache_bytes: u64 = std::fs::read_dir(cache_dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
     emit(
-        "local_constrained",
-        "first_token_median",
-        median(first),
-        "ms",
-    );
-    emit(
-        "local_constrained",
-        "prompt_tokens_per_s_median",
-        median(prompt_tps),
-        "tok/s",
-    );
-    emit(
-        "local_constrained",
-        "generated_tokens_per_s_median",
-        median(gen_tps),
-        "tok/s",
-    );
-    emit(
-        "local_constrained",
-        "wall_median",
-        median(wall.clone()),
-        "ms",
+        "local_prompt_cache",
+        "file_size",
+        cache_bytes as f64 / 1e6,
+        "MB",
     );
 
     // A short prompt (no schema in the system message): what first-token latency is without
@@ -203,7 +246,7 @@ fn main() {
     emit("local_constrained", "peak_rss", peak_rss_mb("self"), "MB");
 
     if with_server {
-        server(&req, &text, median(wall), provider.config().threads);
+        server(&req, &text, repeated_wall, provider.config().threads);
     }
 }
 

@@ -93,8 +93,8 @@ pub use fanout::{
 };
 #[cfg(feature = "local")]
 pub use local::{
-    DEFAULT_LOCAL_CONTEXT, GrammarBounds, LocalConfig, LocalProvider, LocalStats,
-    MAX_GRAMMAR_REPETITION, default_threads, gbnf, grammar_schema,
+    DEFAULT_LOCAL_CONTEXT, DEFAULT_LOCAL_MAX_TOKENS, GrammarBounds, LocalConfig, LocalProvider,
+    LocalStats, MAX_GRAMMAR_REPETITION, PROMPT_CACHE_FILES, default_threads, gbnf, grammar_schema,
 };
 pub use model_file::{
     DEFAULT_MODEL_NAME, DEFAULT_MODEL_PACKAGE, DEFAULT_MODEL_RELATIVE_PATH, DEFAULT_MODEL_SHA256,

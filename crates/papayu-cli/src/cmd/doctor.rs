@@ -159,6 +159,14 @@ fn probe_local(config: &papayu_agent::AgentConfig, path: &std::path::Path) -> se
     use papayu_llm::{ChatRequest, LocalConfig, LocalProvider, Message};
     let mut local = LocalConfig::new(path);
     local.timeout = config.timeout;
+    local.prompt_cache = Some(super::session::prompt_cache_dir());
+    match super::session::local_threads() {
+        Ok(Some(threads)) => local.threads = threads,
+        Ok(None) => {}
+        Err(e) => {
+            return serde_json::json!({"ok": false, "code": papayu_protocol::ErrorCode::LlmConfig, "error": e.to_string()});
+        }
+    }
     let provider = match LocalProvider::new(local) {
         Ok(p) => p,
         Err(e) => return serde_json::json!({"ok": false, "code": e.code(), "error": e.to_string()}),
@@ -179,6 +187,7 @@ fn probe_local(config: &papayu_agent::AgentConfig, path: &std::path::Path) -> se
                 "load_ms": provider.load_time().as_secs_f64() * 1000.0,
                 "first_token_ms": stats.first_token.as_secs_f64() * 1000.0,
                 "prompt_tokens": stats.prompt_tokens,
+                "cached_prompt_tokens": stats.cached_prompt_tokens,
                 "prompt_tokens_per_s": stats.prompt_tokens_per_sec(),
                 "generated_tokens": stats.generated_tokens,
                 "generated_tokens_per_s": stats.generated_tokens_per_sec(),

@@ -232,11 +232,13 @@ fn fetch(force: bool, global: &Global) -> Result<Exit> {
 }
 
 fn report_fetched(target: &Path, downloaded: bool, global: &Global) -> Result<Exit> {
+    let warmed = warm(target, global);
     if global.json {
         print_json(&serde_json::json!({
             "path": target,
             "downloaded": downloaded,
             "sha256": DEFAULT_MODEL_SHA256,
+            "prompt_cache": warmed,
         }))?;
     } else if downloaded {
         println!(
@@ -250,4 +252,70 @@ fn report_fetched(target: &Path, downloaded: bool, global: &Global) -> Result<Ex
         );
     }
     Ok(Exit::Ok)
+}
+
+/// Decode papayu's system prompts (plan and apply, the configured protocol and model family,
+/// the user's memory) into the prompt cache, so the first `papayu run` does not spend seconds on
+/// them. A failure here is reported, never fatal: the model is installed either way.
+#[cfg(feature = "local")]
+fn warm(model: &Path, global: &Global) -> serde_json::Value {
+    use papayu_agent::Mode;
+    use papayu_llm::{LocalConfig, LocalProvider, Message};
+
+    let started = std::time::Instant::now();
+    let result = (|| -> Result<usize> {
+        let config = crate::cmd::session::agent_config(global)?;
+        // The memory block of a project without project memory (the user's part included).
+        let empty = tempfile::tempdir()?;
+        let root = camino::Utf8PathBuf::from_path_buf(empty.path().to_owned())
+            .map_err(|p| anyhow::anyhow!("temporary directory {} is not UTF-8", p.display()))?;
+        let config_dir = camino::Utf8PathBuf::from_path_buf(crate::cmd::session::config_dir())
+            .unwrap_or_default();
+        let memory = papayu_memory::Memory::load(config_dir, &root)?;
+        let mut local = LocalConfig::new(model);
+        local.prompt_cache = Some(crate::cmd::session::prompt_cache_dir());
+        if let Some(threads) = crate::cmd::session::local_threads()? {
+            local.threads = threads;
+        }
+        let provider = LocalProvider::new(local)?;
+        if !global.json {
+            eprintln!("papayu: preparing the local model's prompt cache (once, a few seconds)…");
+        }
+        let mut written = 0;
+        for mode in [Mode::Plan, Mode::Apply] {
+            let system = papayu_agent::prompt::system_prompt(
+                config.llm_mode,
+                mode,
+                config.effective_protocol(),
+                &memory.block(),
+            );
+            written += usize::from(provider.warm_prompt_cache(&[Message::system(system)])?);
+        }
+        Ok(written)
+    })();
+    match result {
+        Ok(written) => {
+            if !global.json {
+                eprintln!(
+                    "papayu: prompt cache ready ({written} new, {:.1} s)",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            serde_json::json!({"ok": true, "written": written, "dir": crate::cmd::session::prompt_cache_dir()})
+        }
+        Err(e) => {
+            if !global.json {
+                eprintln!(
+                    "papayu: could not prepare the prompt cache ({e:#}); the first run decodes the prompt instead"
+                );
+            }
+            serde_json::json!({"ok": false, "error": format!("{e:#}")})
+        }
+    }
+}
+
+/// Without the local provider there is no prompt cache to prepare.
+#[cfg(not(feature = "local"))]
+fn warm(_model: &Path, _global: &Global) -> serde_json::Value {
+    serde_json::Value::Null
 }

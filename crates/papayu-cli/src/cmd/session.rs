@@ -61,6 +61,12 @@ pub fn model_dir() -> PathBuf {
     papayu_llm::model_cache_dir(&cache_dir())
 }
 
+/// Where the local provider keeps the KV state of system prompts between runs:
+/// `<cache>/papayu/prompt-cache` (derived data: deleting it only costs the next run time).
+pub fn prompt_cache_dir() -> PathBuf {
+    cache_dir().join("papayu").join("prompt-cache")
+}
+
 /// The cached default model (it may not exist yet: `papayu model fetch`).
 pub fn default_model() -> PathBuf {
     papayu_llm::default_model_path(&model_dir())
@@ -75,6 +81,24 @@ pub fn named_local_model(global: &Global) -> Option<PathBuf> {
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     })
+}
+
+/// `PAPAYU_LOCAL_THREADS`: the local provider's CPU threads (default: every core).
+pub fn local_threads() -> Result<Option<usize>> {
+    let Some(v) = env_map()
+        .get("PAPAYU_LOCAL_THREADS")
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
+    else {
+        return Ok(None);
+    };
+    match v.parse::<usize>() {
+        Ok(n) if (1..=512).contains(&n) => Ok(Some(n)),
+        _ => Err(UsageError(format!(
+            "PAPAYU_LOCAL_THREADS={v}: expected a number of threads from 1 to 512"
+        ))
+        .into()),
+    }
 }
 
 /// Which provider a command uses, before anything is loaded.
@@ -139,10 +163,20 @@ fn local_provider(
     }
     let mut local = papayu_llm::LocalConfig::new(&path);
     local.temperature = config.temperature;
-    local.max_tokens = config.max_tokens;
+    // The network default (16 384) would let a small local model loop for minutes; the local
+    // provider's own default holds unless the user set one.
+    if env_map().contains_key("PAPAYU_LLM_MAX_TOKENS") {
+        local.max_tokens = config.max_tokens;
+    }
     local.timeout = config.timeout;
+    local.prompt_cache = Some(prompt_cache_dir());
+    if let Some(threads) = local_threads()? {
+        local.threads = threads;
+    }
     let provider = papayu_llm::LocalProvider::new(local)?;
-    if implicit {
+    // Said once per process: `papayu ui` builds an agent per project.
+    static SAID: AtomicBool = AtomicBool::new(false);
+    if implicit && !SAID.swap(true, Ordering::Relaxed) {
         eprintln!(
             "papayu: no provider configured; using the local model {} (set PAPAYU_LLM_API_URL and PAPAYU_LLM_MODEL for another)",
             provider.model_path().display()

@@ -294,3 +294,154 @@ fn missing_and_corrupt_model_files_are_clear_error_codes() {
     let e = verify_model(&path, DEFAULT_MODEL_SHA256).unwrap_err();
     assert_eq!(e.code(), ErrorCode::ModelInvalid, "{e}");
 }
+
+/// A greedy answer and its figures; a complete one (not cut by `max_tokens`) is schema-valid.
+fn answer(provider: &LocalProvider, req: &ChatRequest) -> (String, papayu_llm::LocalStats) {
+    let (c, s) = provider
+        .complete_blocking(req, &AtomicBool::new(false))
+        .unwrap();
+    if c.finish_reason.as_deref() == Some("stop") {
+        check_answer(&c.text, req.protocol, None).unwrap();
+    }
+    assert!(s.generated_tokens > 0, "{s:?}");
+    (c.text, s)
+}
+
+#[test]
+fn the_kept_context_decodes_only_what_is_new_and_answers_the_same() {
+    let provider = provider();
+    let a = request(ProtocolVersion::V2, PROMPTS[0]).max_tokens(200);
+    let b = request(ProtocolVersion::V2, PROMPTS[1]).max_tokens(200);
+    let (cold_a, s) = answer(&provider, &a);
+    assert_eq!(s.cached_prompt_tokens, 0, "{s:?}");
+    // The same request again: every prompt token but the last is reused.
+    let (again, s) = answer(&provider, &a);
+    assert_eq!(s.cached_prompt_tokens, s.prompt_tokens - 1, "{s:?}");
+    assert_eq!(again, cold_a);
+    // Another goal: the system prompt is reused, the goal is decoded.
+    let (warm_b, s) = answer(&provider, &b);
+    let shared = s.cached_prompt_tokens;
+    assert!(shared > 500 && shared < s.prompt_tokens - 5, "{s:?}");
+    // The same answer as from a fresh context.
+    provider.release_context();
+    let (cold_b, s) = answer(&provider, &b);
+    assert_eq!(s.cached_prompt_tokens, 0, "{s:?}");
+    assert_eq!(warm_b, cold_b);
+    // Another protocol version shares less (its schema differs) and is still valid.
+    let (_, s) = answer(
+        &provider,
+        &request(ProtocolVersion::V3, PROMPTS[0]).max_tokens(64),
+    );
+    assert!(s.cached_prompt_tokens < shared, "{s:?}");
+}
+
+#[test]
+fn a_cancelled_generation_leaves_no_stale_state_behind() {
+    let provider = provider();
+    let req = request(ProtocolVersion::V2, PROMPTS[1]).max_tokens(200);
+    let (cold, _) = answer(&provider, &req);
+    // Cancel mid-generation, from another thread.
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let long = request(ProtocolVersion::V2, PROMPTS[2]).max_tokens(4000);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(Duration::from_millis(400));
+            flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        let e = provider.complete_blocking(&long, &cancel).unwrap_err();
+        assert!(e.to_string().contains("cancelled"), "{e}");
+    });
+    let (after, s) = answer(&provider, &req);
+    assert_eq!(s.cached_prompt_tokens, 0, "the KV state was dropped: {s:?}");
+    assert_eq!(after, cold);
+}
+
+fn cache_files(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+#[test]
+fn the_prompt_cache_carries_the_system_prompt_to_a_new_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("prompt-cache");
+    let mut config = LocalConfig::new(model());
+    config.max_tokens = 200;
+    config.prompt_cache = Some(cache.clone());
+    let provider = LocalProvider::new(config).unwrap();
+    let req = request(ProtocolVersion::V2, PROMPTS[0]);
+    let (cold, s) = answer(&provider, &req);
+    assert_eq!(s.cached_prompt_tokens, 0, "{s:?}");
+    let files = cache_files(&cache);
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(files[0].extension().unwrap() == "kv", "{files:?}");
+    // A new context (as in a new process): the system prompt's state comes from the file.
+    provider.release_context();
+    let (warm, s) = answer(&provider, &request(ProtocolVersion::V2, PROMPTS[0]));
+    assert!(
+        s.cached_prompt_tokens > 500 && s.cached_prompt_tokens < s.prompt_tokens - 5,
+        "{s:?}"
+    );
+    assert_eq!(warm, cold);
+    assert_eq!(
+        cache_files(&cache),
+        files,
+        "no second file for the same prefix"
+    );
+
+    // A damaged file (truncated, then garbage) is removed and rebuilt, never trusted or fatal.
+    for damage in [b"".as_slice(), b"GGSQ not a state file at all".as_slice()] {
+        let len = std::fs::metadata(&files[0]).unwrap().len();
+        let mut bytes = std::fs::read(&files[0]).unwrap();
+        if damage.is_empty() {
+            bytes.truncate(usize::try_from(len / 2).unwrap());
+        } else {
+            bytes = damage.to_vec();
+        }
+        std::fs::write(&files[0], &bytes).unwrap();
+        provider.release_context();
+        let (text, s) = answer(&provider, &req);
+        assert_eq!(s.cached_prompt_tokens, 0, "{s:?}");
+        assert_eq!(text, cold);
+        // Rebuilt: the same state, so the same name (it carries the digest) and length.
+        assert_eq!(cache_files(&cache), files);
+        assert_eq!(std::fs::metadata(&files[0]).unwrap().len(), len, "rebuilt");
+    }
+
+    // A cache directory that cannot be written only costs time.
+    let mut config = LocalConfig::new(model());
+    config.max_tokens = 200;
+    config.prompt_cache = Some(dir.path().join("a-file"));
+    std::fs::write(dir.path().join("a-file"), b"x").unwrap();
+    let provider = LocalProvider::new(config).unwrap();
+    provider.release_context();
+    let (text, _) = answer(&provider, &req);
+    assert_eq!(text, cold);
+}
+
+#[test]
+fn the_prompt_cache_keeps_at_most_its_file_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = LocalConfig::new(model());
+    config.prompt_cache = Some(dir.path().to_path_buf());
+    let provider = LocalProvider::new(config).unwrap();
+    for i in 0..papayu_llm::PROMPT_CACHE_FILES + 2 {
+        provider.release_context();
+        let req = ChatRequest::new(vec![
+            Message::system(format!("You are assistant number {i}. Answer in JSON.")),
+            Message::user(PROMPTS[0]),
+        ])
+        .protocol(ProtocolVersion::V2)
+        .max_tokens(4);
+        provider
+            .complete_blocking(&req, &AtomicBool::new(false))
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let files = cache_files(dir.path());
+    assert_eq!(files.len(), papayu_llm::PROMPT_CACHE_FILES, "{files:?}");
+}
