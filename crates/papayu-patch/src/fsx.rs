@@ -6,7 +6,7 @@
 //! anywhere below the root, or a path that would leave it, is [`FsError::Escape`]. Writes are
 //! temp file → write → fsync → rename → fsync of the directory.
 
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -333,6 +333,34 @@ impl Root {
         Ok(fd)
     }
 
+    /// Create the new file `rel` in directory `dir` (`O_CREAT|O_EXCL`, never following a
+    /// symlink, mode 0644), write `bytes` and start its write-back like
+    /// [`Root::write_staged_at`]; the caller fsyncs the returned file. An existing file is an
+    /// error. On error the file is removed again.
+    pub(crate) fn create_new_at(
+        &self,
+        dir: &OwnedFd,
+        rel: &str,
+        bytes: &[u8],
+    ) -> FsResult<OwnedFd> {
+        let (_, name) = split_parent(rel);
+        let fd = rustix::fs::openat(
+            dir,
+            name,
+            OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        )
+        .map_err(|e| FsError::io("create", rel, e))?;
+        if let Err(e) = self.write_all(&fd, bytes, rel) {
+            drop(fd);
+            let _ = rustix::fs::unlinkat(dir, name, AtFlags::empty());
+            return Err(e);
+        }
+        // A hint only, as in `write_staged_at`.
+        let _ = start_writeback(&fd);
+        Ok(fd)
+    }
+
     /// The fsync of a temp file from [`Root::write_staged_at`] (closing it); on error the temp
     /// file is removed.
     pub(crate) fn sync_staged_at(
@@ -549,6 +577,45 @@ impl Root {
             .map_err(|e| FsError::io("fsync", rel, e))?;
         // Never retried: after a failed fsync the page cache state is unknown (fsyncgate).
         rustix::fs::fsync(fd).map_err(|e| FsError::io("fsync", rel, e))
+    }
+
+    /// fsync several open files or directories at once, one thread each (the calling thread
+    /// takes the first), so that their writes and device cache flushes overlap instead of
+    /// queueing one behind the other. Every one is attempted; the first error in `items` order
+    /// is returned.
+    pub(crate) fn fsync_all(&self, items: &[(BorrowedFd<'_>, &str)]) -> FsResult<()> {
+        let Some(((first, first_rel), rest)) = items.split_first() else {
+            return Ok(());
+        };
+        std::thread::scope(|scope| {
+            let others: Vec<_> = rest
+                .iter()
+                .map(|(fd, rel)| {
+                    let sync = move || self.fsync(fd, rel);
+                    // Out of threads: do it here instead.
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, sync)
+                        .map_err(|_| sync())
+                })
+                .collect();
+            let mut result = self.fsync(first, first_rel);
+            for ((_, rel), other) in rest.iter().zip(others) {
+                let r = match other {
+                    Ok(handle) => handle.join().unwrap_or_else(|_| {
+                        Err(FsError::io(
+                            "fsync",
+                            rel,
+                            std::io::Error::other("thread panicked"),
+                        ))
+                    }),
+                    Err(r) => r,
+                };
+                if result.is_ok() {
+                    result = r;
+                }
+            }
+            result
+        })
     }
 
     fn rename(&self, dir: &OwnedFd, from: &str, to: &str, rel: &str) -> FsResult<()> {
