@@ -529,9 +529,10 @@ impl Root {
         self.fsync(&dir, parent_display(rel))
     }
 
-    /// Create `rel` exclusively (O_CREAT|O_EXCL, never following a symlink), write, fsync.
-    /// `Ok(false)` when it already exists.
-    pub(crate) fn create_exclusive(&self, rel: &str, bytes: &[u8]) -> FsResult<bool> {
+    /// Create `rel` exclusively (O_CREAT|O_EXCL, never following a symlink) and write `bytes`,
+    /// without fsync: for the project lock only, which needs to be atomic between live processes
+    /// but never durable (see `lock.rs`). `Ok(false)` when it already exists.
+    pub(crate) fn create_exclusive_unsynced(&self, rel: &str, bytes: &[u8]) -> FsResult<bool> {
         let (parent, name) = split_parent(rel);
         let dir = self.open_dir(parent)?;
         let fd = match rustix::fs::openat(
@@ -544,15 +545,19 @@ impl Root {
             Err(Errno::EXIST) => return Ok(false),
             Err(e) => return Err(FsError::io("create", rel, e)),
         };
-        let res = self
-            .write_all(&fd, bytes, rel)
-            .and_then(|()| self.fsync(&fd, rel));
-        if let Err(e) = res {
+        if let Err(e) = self.write_all(&fd, bytes, rel) {
             let _ = rustix::fs::unlinkat(&dir, name, AtFlags::empty());
             return Err(e);
         }
-        self.fsync(&dir, parent_display(parent))?;
         Ok(true)
+    }
+
+    /// Remove a file or symlink (never following it) without fsync of its directory: for the
+    /// project lock only. Missing is fine.
+    pub(crate) fn remove_file_unsynced(&self, rel: &str) -> FsResult<()> {
+        let (parent, _) = split_parent(rel);
+        let dir = self.open_dir(parent)?;
+        self.remove_file_at(&dir, rel)
     }
 
     fn write_all(&self, fd: &OwnedFd, mut bytes: &[u8], rel: &str) -> FsResult<()> {
