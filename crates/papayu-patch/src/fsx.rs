@@ -287,9 +287,9 @@ impl Root {
     /// [`Root::stage_at`] without its fsync, for a caller that stages many files and fsyncs them
     /// all afterwards ([`Root::sync_staged_at`]): write `bytes` to the temp file `tmp` and start
     /// its write-back without waiting for it, then return the still open temp file. Starting
-    /// every file's write-back before the first fsync lets the filesystem commit all their
-    /// metadata at once (ext4: one journal transaction; the later fsyncs find their inode
-    /// already committed). On error no temp file is left behind.
+    /// every file's write-back before the first fsync lets the device write all their data at
+    /// once and the filesystem write the metadata they share once (see `journal::apply_ops`).
+    /// On error no temp file is left behind.
     pub(crate) fn write_staged_at(
         &self,
         dir: &OwnedFd,

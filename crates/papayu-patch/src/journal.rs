@@ -390,16 +390,18 @@ fn depends_on(op: &str, write: &str) -> bool {
 ///
 /// New file contents go through two phases on [`STAGING_THREADS`] threads. While the other ops
 /// run, each is written to its temp file and its write-back started (`sync_file_range`, Linux)
-/// without waiting. When the renames are due — at the end, or before an op on a path that a
-/// pending write touches (or a directory above it) — every pending temp file is fsynced, and
-/// only once all those fsyncs succeeded are they renamed into place, in plan order. Since all
-/// the write-backs were started first, the filesystem commits the new files' metadata together
-/// instead of once per fsync (ext4: the first fsync commits one journal transaction holding
-/// them all, the others find their inode already committed). Every temp file is still fsynced
-/// before its rename (SPEC §5.2 step 4). Directory handles are opened once per transaction
-/// ([`DirCache`]). Every directory changed is fsynced (in parallel) before this returns, i.e.
-/// before the commit point. Setting `cancel` stops at the next op with
-/// [`PatchError::Cancelled`]; the caller rolls back, as for any error.
+/// without waiting. When the renames are due — at the end, before an op on a path that a
+/// pending write touches (or a directory above it), or once [`MAX_PENDING_WRITES`] are pending
+/// — every pending temp file is fsynced, in parallel, and each is renamed into place as soon as
+/// it and every write before it in op order are synced: renames stay in plan order and none
+/// happens before its own fsync succeeded (SPEC §5.2 step 4, unchanged). Because all the
+/// write-backs were started before the first fsync, the filesystem writes the metadata the
+/// files share once instead of once per fsync (ext4 with a journal: one journal commit; without
+/// one, each inode-table and directory block once), and most fsyncs find their file already
+/// written. Directory handles are opened once per transaction ([`DirCache`]). Every directory
+/// changed is fsynced (in parallel) before this returns, i.e. before the commit point. Setting
+/// `cancel` stops at the next op with [`PatchError::Cancelled`]; the caller rolls back, as for
+/// any error.
 pub(crate) fn apply_ops(
     root: &Root,
     manifest: &Manifest,
@@ -640,8 +642,9 @@ impl<'a> Run<'a, '_> {
         Err(self.errors.swap_remove(0).1.into())
     }
 
-    /// Wait for every pending temp file to be written, fsync them all (in parallel), then —
-    /// only once every fsync succeeded — rename them into place in op order.
+    /// Wait for every pending temp file to be written, fsync them all (in parallel), and rename
+    /// them into place in op order, each as soon as it and every write before it is synced:
+    /// the renames overlap the later fsyncs, and none happens before its own fsync succeeded.
     fn flush(&mut self) -> Result<(), PatchError> {
         self.collect(true)?;
         let mut pending = std::mem::take(&mut self.pending);
@@ -658,11 +661,31 @@ impl<'a> Run<'a, '_> {
                 tmp: w.tmp,
             })?;
         }
-        self.collect(true)?;
-        for w in pending {
-            self.root.rename_staged_at(&w.dir, w.path, w.tmp)?;
-            self.dirty.insert(parent_of(w.path).to_owned());
-            self.step(w.path);
+        let mut synced = vec![false; pending.len()];
+        let mut renamed = 0;
+        while renamed < pending.len() {
+            let Ok((index, result)) = self.res_rx.recv() else {
+                return Err(PatchError::Journal {
+                    path: TX_DIR.to_owned(),
+                    message: "a file staging thread stopped".to_owned(),
+                });
+            };
+            self.outstanding -= 1;
+            if let Err(e) = result {
+                self.errors.push((index, e));
+                // Wait for the other fsyncs: the error reported is the first in op order.
+                return self.collect(true);
+            }
+            if let Ok(at) = pending.binary_search_by_key(&index, |w| w.index) {
+                synced[at] = true;
+            }
+            while renamed < pending.len() && synced[renamed] {
+                let w = &pending[renamed];
+                self.root.rename_staged_at(&w.dir, w.path, w.tmp)?;
+                self.dirty.insert(parent_of(w.path).to_owned());
+                self.step(w.path);
+                renamed += 1;
+            }
         }
         Ok(())
     }
