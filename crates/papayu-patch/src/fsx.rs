@@ -500,17 +500,33 @@ impl Root {
         }
     }
 
-    /// Create every missing directory of `rel` (papayu's own state dirs only).
+    /// Create every missing directory of `rel` (papayu's own state dirs only), each durably.
     pub(crate) fn ensure_dirs(&self, rel: &str) -> FsResult<()> {
+        for parent in self.ensure_dirs_unsynced(rel)? {
+            self.fsync_dir(&parent)?;
+        }
+        Ok(())
+    }
+
+    /// [`Root::ensure_dirs`] without the fsyncs: returns the directories whose entries it
+    /// changed (the parents of those it created), which the caller fsyncs before relying on
+    /// the new directories.
+    pub(crate) fn ensure_dirs_unsynced(&self, rel: &str) -> FsResult<Vec<String>> {
+        let mut changed = Vec::new();
         let mut so_far = String::new();
         for seg in rel.split('/') {
+            let parent = so_far.clone();
             if !so_far.is_empty() {
                 so_far.push('/');
             }
             so_far.push_str(seg);
             match self.node(&so_far)? {
                 Node::Dir { .. } => {}
-                Node::Absent => self.mkdir(&so_far, None)?,
+                Node::Absent => {
+                    let dir = self.open_dir(&parent)?;
+                    self.mkdir_at(&dir, &so_far, None)?;
+                    changed.push(parent);
+                }
                 Node::Symlink => {
                     return Err(FsError::Escape {
                         path: so_far,
@@ -520,7 +536,7 @@ impl Root {
                 _ => return Err(FsError::io("create directory", &so_far, Errno::NOTDIR)),
             }
         }
-        Ok(())
+        Ok(changed)
     }
 
     /// fsync a directory by relative path.

@@ -25,6 +25,9 @@ pub(crate) const STACK: &str = ".papa-yu/tx/stack.json";
 const MANIFEST_FORMAT: u32 = 1;
 /// The temp file a manifest is written to before its atomic rename.
 const MANIFEST_TMP: &str = ".manifest.json.tmp";
+/// The committed manifest, written and synced with the journal, renamed onto `manifest.json` at
+/// the commit point ([`commit`]).
+const COMMITTED_TMP: &str = ".manifest.committed.tmp";
 
 /// What a transaction was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -259,19 +262,22 @@ pub(crate) fn read_manifest(root: &Root, id: &str) -> Result<Option<Manifest>, P
 /// Write the journal for `ops`: `orig.bin` with every original file, then `manifest.json`.
 /// Returns the pending manifest. Nothing in the project has been touched when this returns.
 ///
-/// Durable on return: `orig.bin` (bytes and name), `manifest.json` (likewise) and the journal
-/// directory's own name. `manifest.json` is renamed into place only once `orig.bin`, its name
-/// and the manifest's bytes are synced. Both files are written and their write-back started
-/// before anything is fsynced, and each group of fsyncs that may run together does (two
-/// groups: before and after the rename), so the filesystem writes the shared metadata once
-/// and the device flushes overlap: two rounds of fsyncs instead of five in a row.
+/// Durable on return: `orig.bin` (bytes and name), `manifest.json` (likewise), the journal
+/// directory's own name, and the committed manifest in a temp file for [`commit`] to rename.
+/// `manifest.json` is renamed into place only once `orig.bin`, its name and the manifest's
+/// bytes are synced. All three files are written and their write-back started before anything
+/// is fsynced, and the fsyncs that may run together do (two groups: before and after the
+/// rename), so the filesystem writes the metadata they share once and the device flushes
+/// overlap: two rounds of fsyncs instead of five in a row, and the commit later needs one
+/// instead of two.
 pub(crate) fn write_journal(
     root: &Root,
     mut header: Manifest,
     ops: &[PlannedOp],
 ) -> Result<Manifest, PatchError> {
     let dir = tx_path(&header.id);
-    root.ensure_dirs(TX_DIR)?;
+    // Synced below with the journal directory's own entry.
+    let created = root.ensure_dirs_unsynced(TX_DIR)?;
     let tx_dir = root.open_dir(TX_DIR)?;
     root.mkdir_at(&tx_dir, &dir, None)?;
     let jdir = root.open_dir(&dir)?;
@@ -315,18 +321,46 @@ pub(crate) fn write_journal(
         &encode_manifest(&header)?,
         None,
     )?;
+    let committed = root.write_staged_at(
+        &jdir,
+        &manifest_path,
+        COMMITTED_TMP,
+        &encode_manifest(&Manifest {
+            status: TxStatus::Committed,
+            ..header.clone()
+        })?,
+        None,
+    )?;
     // orig.bin's bytes and name, and the manifest's bytes, before manifest.json can appear.
-    // On error the caller removes the whole journal directory, temp file included.
+    // On error the caller removes the whole journal directory, temp files included.
     root.fsync_all(&[
         (orig.as_fd(), &orig_path),
         (manifest.as_fd(), &manifest_path),
+        (committed.as_fd(), &manifest_path),
         (jdir.as_fd(), &dir),
     ])?;
-    drop((orig, manifest));
+    drop((orig, manifest, committed));
     root.rename_staged_at(&jdir, &manifest_path, MANIFEST_TMP)?;
-    // manifest.json's name, and the journal directory's own (its mkdir above was not synced).
-    root.fsync_all(&[(jdir.as_fd(), &dir), (tx_dir.as_fd(), TX_DIR)])?;
+    // manifest.json's name, and the journal directory's own (its mkdir above was not synced),
+    // and `.papa-yu/tx`'s if this is the project's first transaction.
+    let created = created
+        .iter()
+        .map(|d| root.open_dir(d).map(|fd| (fd, parent_display(d))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut wave = vec![(jdir.as_fd(), dir.as_str()), (tx_dir.as_fd(), TX_DIR)];
+    wave.extend(created.iter().map(|(fd, d)| (fd.as_fd(), *d)));
+    root.fsync_all(&wave)?;
     Ok(header)
+}
+
+/// The commit point: rename the committed manifest that [`write_journal`] left synced in a temp
+/// file onto `manifest.json`, and fsync the journal directory.
+pub(crate) fn commit(root: &Root, manifest: &Manifest) -> Result<(), PatchError> {
+    let dir = tx_path(&manifest.id);
+    let jdir = root.open_dir(&dir)?;
+    root.rename_staged_at(&jdir, &format!("{dir}/manifest.json"), COMMITTED_TMP)?;
+    root.fsync(&jdir, &dir)?;
+    Ok(())
 }
 
 /// Threads that stage a transaction's new file contents (temp file, write) and then fsync
