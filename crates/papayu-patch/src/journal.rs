@@ -884,12 +884,14 @@ pub(crate) fn read_stack(root: &Root) -> Result<Stack, PatchError> {
     }
 }
 
-fn write_stack(root: &Root, s: &Stack) -> Result<(), PatchError> {
+/// Replace `stack.json` atomically. Its bytes are always synced before the rename (a torn stack
+/// would make the project unreadable); the rename itself is synced only with `sync_rename`.
+fn write_stack(root: &Root, s: &Stack, sync_rename: bool) -> Result<(), PatchError> {
     let bytes = serde_json::to_vec_pretty(s).map_err(|e| PatchError::Journal {
         path: STACK.to_owned(),
         message: e.to_string(),
     })?;
-    root.write_atomic(STACK, ".stack.json.tmp", &bytes, None)?;
+    root.write_atomic_with(STACK, ".stack.json.tmp", &bytes, None, sync_rename)?;
     Ok(())
 }
 
@@ -960,7 +962,10 @@ pub(crate) fn fold_committed(root: &Root, depth: usize) -> Result<Stack, PatchEr
         changed = true;
     }
     if changed {
-        write_stack(root, &stack)?;
+        // The stack is derived from the committed manifests: if a crash loses the rename, the
+        // old stack plus the manifests above its `through_seq` fold into the same one again.
+        // Only journals removed below rely on the new stack being on disk first.
+        write_stack(root, &stack, !drop_dirs.is_empty())?;
         for id in drop_dirs {
             // Only after the stack no longer names it; a leftover is harmless (seq ≤ through_seq).
             root.remove_tree(&tx_path(&id))?;
