@@ -456,9 +456,19 @@ enum Job<'a> {
     },
 }
 
-/// What a staging thread sends back: the job's index and, for a [`Job::Write`], the open temp
-/// file.
-type JobResult = (usize, Result<Option<OwnedFd>, FsError>);
+/// What a staging thread sends back: the job's index and its outcome.
+type JobResult = (usize, Result<Done, FsError>);
+
+/// A staging thread's job that did not fail.
+enum Done {
+    /// A [`Job::Write`]: the temp file, open for its fsync.
+    Written(OwnedFd),
+    /// A [`Job::Sync`] or [`Job::SyncDir`]: the fsync succeeded.
+    Synced,
+    /// Not run, because another job failed: the transaction rolls back. Never taken for a
+    /// success (a skipped fsync must not let its file be renamed).
+    Skipped,
+}
 
 /// A write whose temp file is written (or being written) and waits for its fsync and rename.
 struct PendingWrite<'a> {
@@ -528,7 +538,7 @@ pub(crate) fn apply_ops(
                         | Job::SyncDir { index, .. }
                             if failed.load(Ordering::Relaxed) =>
                         {
-                            (index, Ok(None))
+                            (index, Ok(Done::Skipped))
                         }
                         Job::Write {
                             index,
@@ -539,7 +549,8 @@ pub(crate) fn apply_ops(
                             mode,
                         } => (
                             index,
-                            root.write_staged_at(&dir, path, tmp, bytes, mode).map(Some),
+                            root.write_staged_at(&dir, path, tmp, bytes, mode)
+                                .map(Done::Written),
                         ),
                         Job::Sync {
                             index,
@@ -549,11 +560,13 @@ pub(crate) fn apply_ops(
                             tmp,
                         } => (
                             index,
-                            root.sync_staged_at(&dir, fd, path, tmp).map(|()| None),
+                            root.sync_staged_at(&dir, fd, path, tmp)
+                                .map(|()| Done::Synced),
                         ),
                         Job::SyncDir { index, dir, path } => (
                             index,
-                            root.fsync(&*dir, parent_display(&path)).map(|()| None),
+                            root.fsync(&*dir, parent_display(&path))
+                                .map(|()| Done::Synced),
                         ),
                     };
                     if result.is_err() {
@@ -714,12 +727,12 @@ impl<'a> Run<'a, '_> {
             };
             self.outstanding -= 1;
             match result {
-                Ok(Some(fd)) => {
+                Ok(Done::Written(fd)) => {
                     if let Ok(at) = self.pending.binary_search_by_key(&index, |w| w.index) {
                         self.pending[at].fd = Some(fd);
                     }
                 }
-                Ok(None) => {}
+                Ok(Done::Synced | Done::Skipped) => {}
                 Err(e) => self.errors.push((index, e)),
             }
         }
@@ -761,13 +774,19 @@ impl<'a> Run<'a, '_> {
                 });
             };
             self.outstanding -= 1;
-            if let Err(e) = result {
-                self.errors.push((index, e));
-                // Wait for the other fsyncs: the error reported is the first in op order.
-                return self.collect(true);
-            }
-            if let Ok(at) = pending.binary_search_by_key(&index, |w| w.index) {
-                synced[at] = true;
+            match result {
+                Err(e) => {
+                    self.errors.push((index, e));
+                    // Wait for the other fsyncs: the error reported is the first in op order.
+                    return self.collect(true);
+                }
+                Ok(Done::Synced) => {
+                    if let Ok(at) = pending.binary_search_by_key(&index, |w| w.index) {
+                        synced[at] = true;
+                    }
+                }
+                // Skipped: another fsync failed, and its error is on its way.
+                Ok(Done::Skipped | Done::Written(_)) => {}
             }
             while renamed < pending.len() && synced[renamed] {
                 let w = &pending[renamed];
@@ -775,6 +794,13 @@ impl<'a> Run<'a, '_> {
                 self.dirty.insert(parent_of(w.path).to_owned());
                 self.step(w.path);
                 renamed += 1;
+            }
+            if renamed < pending.len() && self.outstanding == 0 {
+                self.collect(true)?;
+                return Err(PatchError::Journal {
+                    path: TX_DIR.to_owned(),
+                    message: "a staged file was not synced".to_owned(),
+                });
             }
         }
         Ok(())
