@@ -291,6 +291,7 @@ pub(crate) fn write_journal(
                 let start = pack.len() as u64;
                 pack.extend_from_slice(bytes);
                 State::File {
+                    // `hash_ops` hashes exactly the file snapshots.
                     sha256: before_sha256.unwrap_or_default(),
                     mode: Some(*mode),
                     copy: Some((start, bytes.len() as u64)),
