@@ -6,7 +6,7 @@
 //! anywhere below the root, or a path that would leave it, is [`FsError::Escape`]. Writes are
 //! temp file → write → fsync → rename → fsync of the directory.
 
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -280,6 +280,24 @@ impl Root {
         bytes: &[u8],
         mode: Option<u32>,
     ) -> FsResult<()> {
+        let fd = self.write_staged_at(dir, rel, tmp, bytes, mode)?;
+        self.sync_staged_at(dir, fd, rel, tmp)
+    }
+
+    /// [`Root::stage_at`] without its fsync, for a caller that stages many files and fsyncs them
+    /// all afterwards ([`Root::sync_staged_at`]): write `bytes` to the temp file `tmp` and start
+    /// its write-back without waiting for it, then return the still open temp file. Starting
+    /// every file's write-back before the first fsync lets the device write all their data at
+    /// once and the filesystem write the metadata they share once (see `journal::apply_ops`).
+    /// On error no temp file is left behind.
+    pub(crate) fn write_staged_at(
+        &self,
+        dir: &OwnedFd,
+        rel: &str,
+        tmp: &str,
+        bytes: &[u8],
+        mode: Option<u32>,
+    ) -> FsResult<OwnedFd> {
         let (_, name) = split_parent(rel);
         writable_at(dir, name, rel)?;
         let flags =
@@ -299,9 +317,60 @@ impl Root {
                 rustix::fs::fchmod(&fd, Mode::from_raw_mode(m & 0o7777))
                     .map_err(|e| FsError::io("chmod", rel, e))?;
             }
-            self.write_all(&fd, bytes, rel)?;
-            self.fsync(&fd, rel)
+            self.write_all(&fd, bytes, rel)
         })();
+        if let Err(e) = result {
+            drop(fd);
+            let _ = rustix::fs::unlinkat(dir, tmp, AtFlags::empty());
+            return Err(e);
+        }
+        // Only a hint, so its result is ignored: the fsync that must follow before the rename
+        // is what makes the bytes durable, and it still reports any write-back error (without
+        // SYNC_FILE_RANGE_WAIT_* the kernel does not consume the file's error state), so a
+        // failure here cannot turn into a silent success. Failing on it instead would refuse
+        // filesystems that merely do not support the hint.
+        let _ = start_writeback(&fd);
+        Ok(fd)
+    }
+
+    /// Create the new file `rel` in directory `dir` (`O_CREAT|O_EXCL`, never following a
+    /// symlink, mode 0644), write `bytes` and start its write-back like
+    /// [`Root::write_staged_at`]; the caller fsyncs the returned file. An existing file is an
+    /// error. On error the file is removed again.
+    pub(crate) fn create_new_at(
+        &self,
+        dir: &OwnedFd,
+        rel: &str,
+        bytes: &[u8],
+    ) -> FsResult<OwnedFd> {
+        let (_, name) = split_parent(rel);
+        let fd = rustix::fs::openat(
+            dir,
+            name,
+            OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        )
+        .map_err(|e| FsError::io("create", rel, e))?;
+        if let Err(e) = self.write_all(&fd, bytes, rel) {
+            drop(fd);
+            let _ = rustix::fs::unlinkat(dir, name, AtFlags::empty());
+            return Err(e);
+        }
+        // A hint only, as in `write_staged_at`.
+        let _ = start_writeback(&fd);
+        Ok(fd)
+    }
+
+    /// The fsync of a temp file from [`Root::write_staged_at`] (closing it); on error the temp
+    /// file is removed.
+    pub(crate) fn sync_staged_at(
+        &self,
+        dir: &OwnedFd,
+        fd: OwnedFd,
+        rel: &str,
+        tmp: &str,
+    ) -> FsResult<()> {
+        let result = self.fsync(&fd, rel);
         drop(fd);
         if result.is_err() {
             let _ = rustix::fs::unlinkat(dir, tmp, AtFlags::empty());
@@ -431,17 +500,33 @@ impl Root {
         }
     }
 
-    /// Create every missing directory of `rel` (papayu's own state dirs only).
+    /// Create every missing directory of `rel` (papayu's own state dirs only), each durably.
     pub(crate) fn ensure_dirs(&self, rel: &str) -> FsResult<()> {
+        for parent in self.ensure_dirs_unsynced(rel)? {
+            self.fsync_dir(&parent)?;
+        }
+        Ok(())
+    }
+
+    /// [`Root::ensure_dirs`] without the fsyncs: returns the directories whose entries it
+    /// changed (the parents of those it created), which the caller fsyncs before relying on
+    /// the new directories.
+    pub(crate) fn ensure_dirs_unsynced(&self, rel: &str) -> FsResult<Vec<String>> {
+        let mut changed = Vec::new();
         let mut so_far = String::new();
         for seg in rel.split('/') {
+            let parent = so_far.clone();
             if !so_far.is_empty() {
                 so_far.push('/');
             }
             so_far.push_str(seg);
             match self.node(&so_far)? {
                 Node::Dir { .. } => {}
-                Node::Absent => self.mkdir(&so_far, None)?,
+                Node::Absent => {
+                    let dir = self.open_dir(&parent)?;
+                    self.mkdir_at(&dir, &so_far, None)?;
+                    changed.push(parent);
+                }
                 Node::Symlink => {
                     return Err(FsError::Escape {
                         path: so_far,
@@ -451,7 +536,7 @@ impl Root {
                 _ => return Err(FsError::io("create directory", &so_far, Errno::NOTDIR)),
             }
         }
-        Ok(())
+        Ok(changed)
     }
 
     /// fsync a directory by relative path.
@@ -460,9 +545,10 @@ impl Root {
         self.fsync(&dir, parent_display(rel))
     }
 
-    /// Create `rel` exclusively (O_CREAT|O_EXCL, never following a symlink), write, fsync.
-    /// `Ok(false)` when it already exists.
-    pub(crate) fn create_exclusive(&self, rel: &str, bytes: &[u8]) -> FsResult<bool> {
+    /// Create `rel` exclusively (O_CREAT|O_EXCL, never following a symlink) and write `bytes`,
+    /// without fsync: for the project lock only, which needs to be atomic between live processes
+    /// but never durable (see `lock.rs`). `Ok(false)` when it already exists.
+    pub(crate) fn create_exclusive_unsynced(&self, rel: &str, bytes: &[u8]) -> FsResult<bool> {
         let (parent, name) = split_parent(rel);
         let dir = self.open_dir(parent)?;
         let fd = match rustix::fs::openat(
@@ -475,15 +561,19 @@ impl Root {
             Err(Errno::EXIST) => return Ok(false),
             Err(e) => return Err(FsError::io("create", rel, e)),
         };
-        let res = self
-            .write_all(&fd, bytes, rel)
-            .and_then(|()| self.fsync(&fd, rel));
-        if let Err(e) = res {
+        if let Err(e) = self.write_all(&fd, bytes, rel) {
             let _ = rustix::fs::unlinkat(&dir, name, AtFlags::empty());
             return Err(e);
         }
-        self.fsync(&dir, parent_display(parent))?;
         Ok(true)
+    }
+
+    /// Remove a file or symlink (never following it) without fsync of its directory: for the
+    /// project lock only. Missing is fine.
+    pub(crate) fn remove_file_unsynced(&self, rel: &str) -> FsResult<()> {
+        let (parent, _) = split_parent(rel);
+        let dir = self.open_dir(parent)?;
+        self.remove_file_at(&dir, rel)
     }
 
     fn write_all(&self, fd: &OwnedFd, mut bytes: &[u8], rel: &str) -> FsResult<()> {
@@ -510,12 +600,74 @@ impl Root {
         rustix::fs::fsync(fd).map_err(|e| FsError::io("fsync", rel, e))
     }
 
+    /// fsync several open files or directories at once, one thread each (the calling thread
+    /// takes the first), so that their writes and device cache flushes overlap instead of
+    /// queueing one behind the other. Every one is attempted; the first error in `items` order
+    /// is returned.
+    pub(crate) fn fsync_all(&self, items: &[(BorrowedFd<'_>, &str)]) -> FsResult<()> {
+        let Some(((first, first_rel), rest)) = items.split_first() else {
+            return Ok(());
+        };
+        std::thread::scope(|scope| {
+            let others: Vec<_> = rest
+                .iter()
+                .map(|(fd, rel)| {
+                    let sync = move || self.fsync(fd, rel);
+                    // Out of threads: do it here instead.
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, sync)
+                        .map_err(|_| sync())
+                })
+                .collect();
+            let mut result = self.fsync(first, first_rel);
+            for ((_, rel), other) in rest.iter().zip(others) {
+                let r = match other {
+                    Ok(handle) => handle.join().unwrap_or_else(|_| {
+                        Err(FsError::io(
+                            "fsync",
+                            rel,
+                            std::io::Error::other("thread panicked"),
+                        ))
+                    }),
+                    Err(r) => r,
+                };
+                if result.is_ok() {
+                    result = r;
+                }
+            }
+            result
+        })
+    }
+
     fn rename(&self, dir: &OwnedFd, from: &str, to: &str, rel: &str) -> FsResult<()> {
         self.faults
             .hit(crate::fault::FaultKind::Rename)
             .map_err(|e| FsError::io("rename", rel, e))?;
         rustix::fs::renameat(dir, from, dir, to).map_err(|e| FsError::io("rename", rel, e))
     }
+}
+
+/// Start writing back `fd`'s dirty pages without waiting for the I/O
+/// (`sync_file_range(SYNC_FILE_RANGE_WRITE)`). Neither a durability guarantee nor a substitute
+/// for fsync: it only lets the write-back of many files overlap before they are fsynced.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn start_writeback(fd: &OwnedFd) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: `fd` is an open descriptor borrowed for the whole call, and the call takes no
+    // pointers; offset 0 with length 0 means "to the end of the file".
+    let rc = unsafe { libc::sync_file_range(fd.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Elsewhere there is no portable way to start write-back early: the fsync does all of it.
+#[cfg(not(target_os = "linux"))]
+fn start_writeback(_fd: &OwnedFd) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// What an atomic write may replace at `name`: nothing, or a regular file.

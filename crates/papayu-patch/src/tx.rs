@@ -819,9 +819,7 @@ fn execute_with_checks(
         if options.cancelled() {
             return Err(PatchError::Cancelled);
         }
-        let mut committed = manifest.clone();
-        committed.status = TxStatus::Committed;
-        journal::write_manifest(root, &committed)
+        journal::commit(root, &manifest)
     })();
     root.faults.arm(false);
     if let Err(e) = result {

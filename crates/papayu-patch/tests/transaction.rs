@@ -5,7 +5,7 @@ use std::os::unix::fs::PermissionsExt;
 use papayu_patch::{ApplyOptions, Project, Stage};
 use papayu_protocol::ErrorCode;
 
-use crate::common::{sha, tree, v2, write_files};
+use crate::common::{Node, sha, tree, v2, write_files};
 
 #[test]
 fn preview_writes_nothing_and_matches_apply() {
@@ -257,4 +257,61 @@ fn recover_rolls_back_an_uncommitted_journal() {
     assert_eq!(report.rolled_back.len(), 1);
     assert_eq!(tree(dir.path()), before);
     assert!(!tx.exists());
+}
+
+#[test]
+fn a_transaction_with_more_writes_than_open_temp_files_renames_in_plan_order() {
+    // More writes than papayu keeps temp files open for (256): the pending writes are fsynced
+    // and renamed in batches, still in plan order, and undo/redo see one transaction.
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<String> = (0..300).map(|i| format!("d{}/f{i}.txt", i % 7)).collect();
+    let actions = paths
+        .iter()
+        .enumerate()
+        .map(|(index, p)| {
+            let mut action =
+                papayu_protocol::Action::new(papayu_protocol::ActionKind::CreateFile, p.clone());
+            action.content = Some(format!("{p}\n"));
+            papayu_validate::ValidatedAction {
+                index,
+                path: papayu_validate::RelPath::parse(p).unwrap(),
+                action,
+            }
+        })
+        .collect();
+    let plan = papayu_validate::ValidatedPlan {
+        version: papayu_protocol::ProtocolVersion::V2,
+        actions,
+    };
+    let project = Project::open(dir.path()).unwrap();
+    let mut written = Vec::new();
+    project
+        .transaction(&plan)
+        .options(ApplyOptions::default().on_progress(|p| {
+            if p.stage == Stage::Writing && p.item.ends_with(".txt") {
+                written.push(p.item.to_owned());
+            }
+        }))
+        .apply()
+        .unwrap();
+    let mut in_plan_order: Vec<String> = plan
+        .actions
+        .iter()
+        .map(|a| a.path.as_str().to_owned())
+        .collect();
+    // CREATE_FILEs run in path order (SPEC §5.1).
+    in_plan_order.sort();
+    assert_eq!(written, in_plan_order);
+    let after = tree(dir.path());
+    assert_eq!(after.len(), 300 + 7);
+    for p in &paths {
+        assert!(
+            matches!(&after[p], Node::File(bytes, _) if *bytes == format!("{p}\n").into_bytes()),
+            "{p}"
+        );
+    }
+    project.undo(false).unwrap();
+    assert!(tree(dir.path()).is_empty());
+    project.redo(false).unwrap();
+    assert_eq!(tree(dir.path()), after);
 }
