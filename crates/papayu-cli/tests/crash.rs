@@ -215,3 +215,61 @@ fn crash_at_random_moments_leaves_before_or_after() {
 fn crash_stress() {
     run_trials(500);
 }
+
+/// Several `papayu apply-plan` processes started together on one project, which also holds a
+/// stale lock (a dead pid): each applies or gets `ERR_LOCKED`, and no two are ever inside the
+/// lock at once — their check (run while the lock is held) would see the other's marker.
+#[test]
+fn concurrent_processes_never_hold_the_project_lock_together() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("project");
+    std::fs::create_dir_all(project.join(".papa-yu")).unwrap();
+    let marker = tmp.path().join("inside");
+    let check = format!(
+        "mkdir '{m}' || exit 7; sleep 0.05; rmdir '{m}'",
+        m = marker.display()
+    );
+    let mut applied = 0;
+    for round in 0..4 {
+        let mut dead = Command::new("true").spawn().unwrap();
+        let pid = dead.id();
+        dead.wait().unwrap();
+        std::fs::write(
+            project.join(".papa-yu/lock"),
+            format!("pid={pid}\nstart=1\n"),
+        )
+        .unwrap();
+        let children: Vec<_> = (0..6)
+            .map(|i| {
+                let plan = tmp.path().join(format!("plan-{round}-{i}.json"));
+                std::fs::write(
+                    &plan,
+                    serde_json::json!({"actions": [{"kind": "CREATE_FILE", "path": format!("r{round}/f{i}.txt"), "content": "x\n"}], "summary": "s"}).to_string(),
+                )
+                .unwrap();
+                papayu(&project)
+                    .args(["apply-plan", "--yes", "--check", &check])
+                    .arg(&plan)
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for (i, child) in children.into_iter().enumerate() {
+            let out = child.wait_with_output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let created = project.join(format!("r{round}/f{i}.txt")).exists();
+            if out.status.success() {
+                assert!(created, "{stderr}");
+                applied += 1;
+            } else {
+                assert!(
+                    stderr.contains("ERR_LOCKED"),
+                    "round {round}, process {i}: {stderr}"
+                );
+                assert!(!created, "{stderr}");
+            }
+        }
+        assert!(!project.join(".papa-yu/lock").exists());
+    }
+    assert!(applied >= 4, "{applied}");
+}

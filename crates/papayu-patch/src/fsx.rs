@@ -545,27 +545,48 @@ impl Root {
         self.fsync(&dir, parent_display(rel))
     }
 
-    /// Create `rel` exclusively (O_CREAT|O_EXCL, never following a symlink) and write `bytes`,
-    /// without fsync: for the project lock only, which needs to be atomic between live processes
-    /// but never durable (see `lock.rs`). `Ok(false)` when it already exists.
+    /// Create `rel` holding `bytes`, atomically and only if nothing is there (`Ok(false)` when
+    /// something is), without fsync: for the project lock only. The bytes go to a temporary
+    /// file that is then hard-linked to `rel` (`linkat` fails on an existing name), so no other
+    /// process ever sees `rel` empty or half-written.
     pub(crate) fn create_exclusive_unsynced(&self, rel: &str, bytes: &[u8]) -> FsResult<bool> {
         let (parent, name) = split_parent(rel);
         let dir = self.open_dir(parent)?;
-        let fd = match rustix::fs::openat(
+        let tmp = format!(".{name}.{}.tmp", std::process::id());
+        let flags =
+            OFlags::CREATE | OFlags::TRUNC | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let fd = rustix::fs::openat(&dir, tmp.as_str(), flags, Mode::from_raw_mode(0o644))
+            .map_err(|e| FsError::io("create", rel, e))?;
+        let linked = self.write_all(&fd, bytes, rel).and_then(|()| {
+            match rustix::fs::linkat(&dir, tmp.as_str(), &dir, name, AtFlags::empty()) {
+                Ok(()) => Ok(true),
+                Err(Errno::EXIST) => Ok(false),
+                Err(e) => Err(FsError::io("create", rel, e)),
+            }
+        });
+        drop(fd);
+        let _ = rustix::fs::unlinkat(&dir, tmp.as_str(), AtFlags::empty());
+        linked
+    }
+
+    /// Run `f` holding an exclusive `flock` on `rel` (created if missing, never removed): for
+    /// the project lock's stale-lock reclaim, so two processes never both remove-and-retake.
+    pub(crate) fn with_flock<T>(&self, rel: &str, f: impl FnOnce() -> T) -> FsResult<T> {
+        let (parent, name) = split_parent(rel);
+        let dir = self.open_dir(parent)?;
+        let fd = rustix::fs::openat(
             &dir,
             name,
-            OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            OFlags::CREATE | OFlags::RDWR | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::from_raw_mode(0o644),
-        ) {
-            Ok(fd) => fd,
-            Err(Errno::EXIST) => return Ok(false),
-            Err(e) => return Err(FsError::io("create", rel, e)),
-        };
-        if let Err(e) = self.write_all(&fd, bytes, rel) {
-            let _ = rustix::fs::unlinkat(&dir, name, AtFlags::empty());
-            return Err(e);
-        }
-        Ok(true)
+        )
+        .map_err(|e| FsError::io("open", rel, e))?;
+        rustix::fs::flock(&fd, rustix::fs::FlockOperation::LockExclusive)
+            .map_err(|e| FsError::io("flock", rel, e))?;
+        let out = f();
+        // Closing the descriptor releases the lock.
+        drop(fd);
+        Ok(out)
     }
 
     /// Remove a file or symlink (never following it) without fsync of its directory: for the

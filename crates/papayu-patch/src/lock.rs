@@ -1,8 +1,11 @@
 //! The project lock `.papa-yu/lock` (SPEC §5.2 step 1).
 //!
-//! Taken with `O_CREAT|O_EXCL`; holds the owner's pid and its start time (from
-//! `/proc/<pid>/stat`) so a lock left by a dead process — or by a recycled pid — is recognised
-//! as stale and reclaimed.
+//! Created atomically with its content (a temporary file hard-linked to the name, which fails
+//! when the name exists: the `O_CREAT|O_EXCL` of SPEC §5.2 without an empty moment); holds the
+//! owner's pid and its start time (from `/proc/<pid>/stat`) so a lock left by a dead process —
+//! or by a recycled pid — is recognised as stale and reclaimed. Reclaims are serialised by an
+//! `flock` on `.papa-yu/lock.reclaim`, so a reclaimer never removes a lock another process took
+//! after the stale one was read.
 //!
 //! The lock is never fsynced: it excludes live processes, and `O_EXCL` creation and removal are
 //! atomic in the kernel's view of the directory whether or not they reach the disk. After a
@@ -15,6 +18,8 @@ use crate::error::PatchError;
 use crate::fsx::Root;
 
 pub(crate) const LOCK: &str = ".papa-yu/lock";
+/// Serialises stale-lock reclaims (an `flock`, never removed; empty).
+const RECLAIM: &str = ".papa-yu/lock.reclaim";
 
 /// A held lock; released on drop.
 pub(crate) struct LockGuard<'r> {
@@ -94,11 +99,16 @@ pub(crate) fn acquire(root: &Root) -> Result<LockGuard<'_>, PatchError> {
             }
             _ => {
                 tracing::warn!(lock = %String::from_utf8_lossy(&existing).trim(), "reclaiming a stale project lock");
-                // Re-read right before removing so a lock taken meanwhile by a live process
-                // is not the one removed.
-                if root.read(LOCK).ok().as_deref() == Some(&existing[..]) {
-                    root.remove_file_unsynced(LOCK)?;
-                }
+                // Re-read and remove under RECLAIM's flock: the lock is removed only if it
+                // still holds the stale content, and no other reclaimer can remove a lock
+                // taken in between by a live process (its content names that process).
+                root.with_flock(RECLAIM, || {
+                    if root.read(LOCK).ok().as_deref() == Some(&existing[..]) {
+                        root.remove_file_unsynced(LOCK)
+                    } else {
+                        Ok(())
+                    }
+                })??;
             }
         }
     }
