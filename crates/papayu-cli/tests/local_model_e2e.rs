@@ -281,17 +281,7 @@ mod in_process {
 
     /// The user's cached default model; fails (never skips) when it is missing.
     fn cached_model() -> PathBuf {
-        let cache = std::env::var_os("XDG_CACHE_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"));
-        let path = cache.join("papayu/models").join(MODEL_REL);
-        assert!(
-            path.is_file(),
-            "the local model is missing at {}: run `scripts/local-llm.sh setup` or `papayu model fetch`",
-            path.display()
-        );
-        path
+        llama_server::cached_default_model()
     }
 
     struct Sandbox {

@@ -25,17 +25,15 @@
     missing_docs
 )]
 
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 #[path = "../tests/support/llama_server.rs"]
 mod llama_server;
-use llama_server::LlamaServer;
+use llama_server::{LlamaServer, cached_default_model};
 
 use papayu_llm::{
-    ChatRequest, DEFAULT_MODEL_RELATIVE_PATH, GrammarBounds, LocalConfig, LocalProvider, Message,
-    check_answer, gbnf,
+    ChatRequest, GrammarBounds, LocalConfig, LocalProvider, Message, check_answer, gbnf,
 };
 use papayu_protocol::ProtocolVersion;
 use serde_json::json;
@@ -50,22 +48,6 @@ fn emit(bench: &str, metric: &str, value: f64, unit: &str) {
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
-}
-
-fn model() -> PathBuf {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"));
-    let path = cache
-        .join("papayu/models")
-        .join(DEFAULT_MODEL_RELATIVE_PATH);
-    assert!(
-        path.is_file(),
-        "no model at {} (scripts/local-llm.sh setup or papayu model fetch)",
-        path.display()
-    );
-    path
 }
 
 /// Peak resident set size of process `pid` (`self` for this one), in MB.
@@ -94,7 +76,7 @@ fn request() -> ChatRequest {
 fn main() {
     let with_server = std::env::args().any(|a| a == "--server");
     let rounds = 3;
-    let path = model();
+    let path = cached_default_model();
 
     let args: Vec<String> = std::env::args().collect();
     let mut config = LocalConfig::new(&path);

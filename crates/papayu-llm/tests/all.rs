@@ -15,6 +15,9 @@ mod fallback;
 #[path = "all/fanout.rs"]
 mod fanout;
 #[cfg(feature = "local")]
+#[path = "support/llama_server.rs"]
+mod llama_server;
+#[cfg(feature = "local")]
 #[path = "all/local.rs"]
 mod local;
 #[path = "all/plan.rs"]

@@ -15,27 +15,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use papayu_llm::{
-    ChatRequest, DEFAULT_MODEL_RELATIVE_PATH, DEFAULT_MODEL_SHA256, GrammarBounds, LocalConfig,
-    LocalProvider, Message, Progress, Provider, ProviderKind, check_answer, check_gguf,
-    default_system_prompt, gbnf, grammar_schema, request_plan, verify_model,
+    ChatRequest, DEFAULT_MODEL_SHA256, GrammarBounds, LocalConfig, LocalProvider, Message,
+    Progress, Provider, ProviderKind, check_answer, check_gguf, default_system_prompt, gbnf,
+    grammar_schema, request_plan, verify_model,
 };
 use papayu_protocol::{ErrorCode, ProtocolVersion, parse_response};
 
 /// The cached default model; fails (never skips) when it is missing.
 pub fn model() -> PathBuf {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache"));
-    let path = cache
-        .join("papayu/models")
-        .join(DEFAULT_MODEL_RELATIVE_PATH);
-    assert!(
-        path.is_file(),
-        "the local model is missing at {}: run `scripts/local-llm.sh setup` or `papayu model fetch`",
-        path.display()
-    );
-    path
+    crate::llama_server::cached_default_model()
 }
 
 fn provider() -> LocalProvider {

@@ -33,6 +33,24 @@ impl Drop for LlamaServer {
     }
 }
 
+/// The user's cached default model (`$XDG_CACHE_HOME` or `~/.cache`, then `papayu/models`, as
+/// the CLI looks it up); fails (never skips) when it is missing.
+pub fn cached_default_model() -> PathBuf {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache")
+        });
+    let path = papayu_llm::default_model_path(&papayu_llm::model_cache_dir(&cache));
+    assert!(
+        path.is_file(),
+        "the local model is missing at {}: run `scripts/local-llm.sh setup` or `papayu model fetch`",
+        path.display()
+    );
+    path
+}
+
 /// `scripts/local-llm.sh env` → (python, model).
 pub fn local_llm_paths() -> (String, String) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
