@@ -430,6 +430,22 @@ mod in_process {
     }
 
     #[test]
+    fn a_bad_thread_count_is_a_usage_error_before_the_model_loads() {
+        let sandbox = Sandbox::new(true);
+        for bad in ["0", "many", "513"] {
+            let run = sandbox.papayu(&[("PAPAYU_LOCAL_THREADS", bad)], &["plan", "fix the tests"]);
+            assert_eq!(run.status.code(), Some(2), "{}", report(&run));
+            assert!(
+                run.stderr.contains(&format!(
+                    "PAPAYU_LOCAL_THREADS={bad}: expected a number of threads from 1 to 512"
+                )),
+                "{}",
+                report(&run)
+            );
+        }
+    }
+
+    #[test]
     fn missing_or_corrupt_models_are_clear_error_codes() {
         // Nothing configured and nothing cached: ERR_MODEL_NOT_FOUND, pointing at `model fetch`.
         let sandbox = Sandbox::new(false);
