@@ -149,18 +149,7 @@ impl HttpProvider {
     }
 
     fn outgoing_messages(&self, request: &ChatRequest) -> Vec<Message> {
-        request
-            .messages
-            .iter()
-            .map(|m| Message {
-                role: m.role,
-                content: if self.config.redact_outgoing {
-                    redact(&m.content).into_owned()
-                } else {
-                    m.content.clone()
-                },
-            })
-            .collect()
+        crate::redact::outgoing(&request.messages, self.config.redact_outgoing)
     }
 
     fn headers(&self, stream: bool) -> Result<HeaderMap, LlmError> {

@@ -165,3 +165,22 @@ pub fn find_secrets(text: &str) -> Vec<SecretFamily> {
 fn bearer_token_is_secret(token: &str) -> bool {
     token.bytes().any(|b| b.is_ascii_digit())
 }
+
+/// `messages` as they leave papayu: each passed through [`redact`] when `enabled` (every
+/// provider's `redact_outgoing`, HTTP or local), else copied as they are.
+pub(crate) fn outgoing(
+    messages: &[crate::request::Message],
+    enabled: bool,
+) -> Vec<crate::request::Message> {
+    messages
+        .iter()
+        .map(|m| crate::request::Message {
+            role: m.role,
+            content: if enabled {
+                redact(&m.content).into_owned()
+            } else {
+                m.content.clone()
+            },
+        })
+        .collect()
+}

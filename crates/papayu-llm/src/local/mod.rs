@@ -48,7 +48,6 @@ use crate::config::{DEFAULT_TIMEOUT, ProviderKind};
 use crate::error::LlmError;
 use crate::model_file::check_gguf;
 use crate::provider::{BoxFuture, Provider, ProviderInfo};
-use crate::redact::redact;
 use crate::request::{ChatRequest, Completion, Message, Progress, Usage};
 
 /// Default context window of the local provider (tokens, prompt and answer together). Smaller
@@ -402,18 +401,7 @@ impl LocalProvider {
         cancel: &AtomicBool,
     ) -> Result<(Completion, LocalStats), LlmError> {
         let started = Instant::now();
-        let messages: Vec<Message> = request
-            .messages
-            .iter()
-            .map(|m| Message {
-                role: m.role,
-                content: if self.config.redact_outgoing {
-                    redact(&m.content).into_owned()
-                } else {
-                    m.content.clone()
-                },
-            })
-            .collect();
+        let messages = crate::redact::outgoing(&request.messages, self.config.redact_outgoing);
         let max_tokens = request.max_tokens.unwrap_or(self.config.max_tokens).max(1);
         tracing::info!(
             event = "LLM_REQUEST_SENT",
