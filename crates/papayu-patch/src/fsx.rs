@@ -312,6 +312,21 @@ impl Root {
             }
             Err(e) => return Err(FsError::io("create temp file", rel, e)),
         };
+        self.fill_new_at(dir, fd, tmp, rel, bytes, mode)
+    }
+
+    /// The common end of [`Root::write_staged_at`] and [`Root::create_new_at`]: on the file
+    /// `name` just created in `dir`, set `mode`, write `bytes` and start the write-back; on
+    /// error the file is removed again.
+    fn fill_new_at(
+        &self,
+        dir: &OwnedFd,
+        fd: OwnedFd,
+        name: &str,
+        rel: &str,
+        bytes: &[u8],
+        mode: Option<u32>,
+    ) -> FsResult<OwnedFd> {
         let result = (|| {
             if let Some(m) = mode {
                 rustix::fs::fchmod(&fd, Mode::from_raw_mode(m & 0o7777))
@@ -321,7 +336,7 @@ impl Root {
         })();
         if let Err(e) = result {
             drop(fd);
-            let _ = rustix::fs::unlinkat(dir, tmp, AtFlags::empty());
+            let _ = rustix::fs::unlinkat(dir, name, AtFlags::empty());
             return Err(e);
         }
         // Only a hint, so its result is ignored: the fsync that must follow before the rename
@@ -351,14 +366,7 @@ impl Root {
             Mode::from_raw_mode(0o644),
         )
         .map_err(|e| FsError::io("create", rel, e))?;
-        if let Err(e) = self.write_all(&fd, bytes, rel) {
-            drop(fd);
-            let _ = rustix::fs::unlinkat(dir, name, AtFlags::empty());
-            return Err(e);
-        }
-        // A hint only, as in `write_staged_at`.
-        let _ = start_writeback(&fd);
-        Ok(fd)
+        self.fill_new_at(dir, fd, name, rel, bytes, None)
     }
 
     /// The fsync of a temp file from [`Root::write_staged_at`] (closing it); on error the temp
