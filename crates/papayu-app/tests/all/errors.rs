@@ -33,25 +33,7 @@ async fn a_rejected_plan_shows_every_violation_code() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_check_rolls_back_and_shows_its_output() {
-    let model = Model::start(&[
-        json!({"actions": [{"kind": "CREATE_FILE", "path": "a.txt", "content": "a\n"}]}),
-    ])
-    .await;
-    let f = Fixture::new(
-        &[(
-            ".papa-yu/project.json",
-            r#"{"default_test_command":"echo broken-build; exit 3"}"#,
-        )],
-        Some(&model),
-        &[],
-    )
-    .await;
-    let preview = f.prepare(Some("create a.txt")).await.unwrap();
-    let job = f
-        .app
-        .start_apply(f.apply_args(&preview, &[0]))
-        .await
-        .unwrap();
+    let (_model, f, job) = apply_with_check("echo broken-build; exit 3").await;
     let err = f.wait(Ok(job.clone())).await.unwrap_err();
     assert_eq!(err.code, "ERR_CHECK_FAILED");
     assert!(
@@ -80,25 +62,7 @@ async fn a_failing_check_rolls_back_and_shows_its_output() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelling_an_apply_kills_the_check_and_rolls_back() {
-    let model = Model::start(&[
-        json!({"actions": [{"kind": "CREATE_FILE", "path": "a.txt", "content": "a\n"}]}),
-    ])
-    .await;
-    let f = Fixture::new(
-        &[(
-            ".papa-yu/project.json",
-            r#"{"default_test_command":"sleep 30"}"#,
-        )],
-        Some(&model),
-        &[],
-    )
-    .await;
-    let preview = f.prepare(Some("create a.txt")).await.unwrap();
-    let job = f
-        .app
-        .start_apply(f.apply_args(&preview, &[0]))
-        .await
-        .unwrap();
+    let (_model, f, job) = apply_with_check("sleep 30").await;
     // Wait until the file is written and the check runs.
     for _ in 0..200 {
         if f.read("a.txt").is_some() {

@@ -188,25 +188,7 @@ async fn a_plan_document_previews_blocked_actions_without_a_model() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn apply_reports_each_check_as_a_check_output_event() {
-    let model = Model::start(&[
-        json!({"actions": [{"kind": "CREATE_FILE", "path": "a.txt", "content": "a\n"}]}),
-    ])
-    .await;
-    let f = Fixture::new(
-        &[(
-            ".papa-yu/project.json",
-            r#"{"default_test_command":"echo all-good"}"#,
-        )],
-        Some(&model),
-        &[],
-    )
-    .await;
-    let preview = f.prepare(Some("create a.txt")).await.unwrap();
-    let job = f
-        .app
-        .start_apply(f.apply_args(&preview, &[0]))
-        .await
-        .unwrap();
+    let (_model, f, job) = apply_with_check("echo all-good").await;
     let outcome = f.wait(Ok(job.clone())).await.unwrap();
     assert_eq!(
         outcome["report"]["checks"][0]["output"]

@@ -99,6 +99,29 @@ pub struct Fixture {
     pub project: String,
 }
 
+/// A model that answers "create a.txt", a project whose check command is `check`, and that
+/// plan's apply started (the model is returned too: it must outlive the job).
+pub async fn apply_with_check(check: &str) -> (Model, Fixture, JobStarted) {
+    let model = Model::start(&[
+        json!({"actions": [{"kind": "CREATE_FILE", "path": "a.txt", "content": "a\n"}]}),
+    ])
+    .await;
+    let project_json = json!({ "default_test_command": check }).to_string();
+    let f = Fixture::new(
+        &[(".papa-yu/project.json", project_json.as_str())],
+        Some(&model),
+        &[],
+    )
+    .await;
+    let preview = f.prepare(Some("create a.txt")).await.unwrap();
+    let job = f
+        .app
+        .start_apply(f.apply_args(&preview, &[0]))
+        .await
+        .unwrap();
+    (model, f, job)
+}
+
 impl Fixture {
     /// A project with `files`, an app whose environment points at `model` (tracing on), and
     /// the project opened.
