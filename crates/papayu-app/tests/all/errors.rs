@@ -42,14 +42,7 @@ async fn a_failing_check_rolls_back_and_shows_its_output() {
         err.message
     );
     assert!(f.read("a.txt").is_none(), "rolled back");
-    let status = f
-        .app
-        .job_status(JobStatusArgs {
-            job_id: job.job_id,
-            since: 0,
-        })
-        .await
-        .unwrap();
+    let status = f.status(&job).await;
     assert_eq!(status.state, JobState::Failed);
     let check = status
         .events
@@ -87,14 +80,7 @@ async fn cancelling_an_apply_kills_the_check_and_rolls_back() {
     );
     assert_eq!(err.code, codes::CANCELLED);
     assert!(f.read("a.txt").is_none(), "rolled back");
-    let status = f
-        .app
-        .job_status(JobStatusArgs {
-            job_id: job.job_id.clone(),
-            since: 0,
-        })
-        .await
-        .unwrap();
+    let status = f.status(&job).await;
     assert_eq!(status.state, JobState::Cancelled);
     let again = f
         .app
@@ -149,14 +135,7 @@ async fn cancelling_a_model_call_frees_the_project() {
             .unwrap()
             .cancelled
     );
-    let status = f
-        .app
-        .job_status(JobStatusArgs {
-            job_id: job.job_id,
-            since: 0,
-        })
-        .await
-        .unwrap();
+    let status = f.status(&job).await;
     assert_eq!(status.state, JobState::Cancelled);
     assert_eq!(status.error.unwrap().code, codes::CANCELLED);
     // The aborted task released the project.

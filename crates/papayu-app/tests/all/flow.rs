@@ -76,14 +76,7 @@ async fn plan_ok_preview_deselect_apply_undo_redo() {
         LIB_RS,
         "a preview writes nothing"
     );
-    let status = f
-        .app
-        .job_status(JobStatusArgs {
-            job_id: job.job_id.clone(),
-            since: 0,
-        })
-        .await
-        .unwrap();
+    let status = f.status(&job).await;
     assert_eq!(status.state, JobState::Done);
     let stages: Vec<&str> = status
         .events
@@ -197,14 +190,7 @@ async fn apply_reports_each_check_as_a_check_output_event() {
             .trim(),
         "all-good"
     );
-    let status = f
-        .app
-        .job_status(JobStatusArgs {
-            job_id: job.job_id,
-            since: 0,
-        })
-        .await
-        .unwrap();
+    let status = f.status(&job).await;
     let check = status
         .events
         .iter()

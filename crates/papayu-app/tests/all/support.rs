@@ -123,6 +123,17 @@ pub async fn apply_with_check(check: &str) -> (Model, Fixture, JobStarted) {
 }
 
 impl Fixture {
+    /// Every event of the job `job` so far, and its state.
+    pub async fn status(&self, job: &JobStarted) -> JobStatus {
+        self.app
+            .job_status(JobStatusArgs {
+                job_id: job.job_id.clone(),
+                since: 0,
+            })
+            .await
+            .unwrap()
+    }
+
     /// A project with `files`, an app whose environment points at `model` (tracing on), and
     /// the project opened.
     pub async fn new(
