@@ -40,6 +40,14 @@ type Tree = BTreeMap<String, Vec<u8>>;
 
 /// Every file and directory under `dir` (`/`-separated, directories with a trailing `/`),
 /// without papayu's own `.papa-yu/`.
+/// The project's traces (panics with `report` when there are none).
+fn traces(project: &Path, report: &str) -> Vec<serde_json::Value> {
+    std::fs::read_dir(project.join(".papa-yu/traces"))
+        .unwrap_or_else(|e| panic!("no trace directory ({e}): {report}"))
+        .map(|e| serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap())
+        .collect()
+}
+
 fn tree(dir: &Path) -> Tree {
     fn walk(base: &Path, dir: &Path, out: &mut Tree) {
         for e in std::fs::read_dir(dir).unwrap() {
@@ -201,10 +209,7 @@ fn run_yes_against_the_local_model_is_safe_whatever_it_answers() {
     assert_eq!(tree(&sentinel), sentinel_before, "{report}");
 
     // A trace was written, for this call, with strict JSON asked for.
-    let traces: Vec<serde_json::Value> = std::fs::read_dir(project.join(".papa-yu/traces"))
-        .unwrap_or_else(|e| panic!("no trace directory ({e}): {report}"))
-        .map(|e| serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap())
-        .collect();
+    let traces = traces(&project, &report);
     assert_eq!(traces.len(), 1, "{report}");
     let trace = &traces[0];
     assert_eq!(trace["mode"], "APPLY", "{trace:#}");
@@ -385,10 +390,7 @@ mod in_process {
             "{report}"
         );
         // The answer came from the grammar-constrained local model: schema-valid JSON.
-        let traces: Vec<serde_json::Value> = std::fs::read_dir(project.join(".papa-yu/traces"))
-            .unwrap_or_else(|e| panic!("no trace directory ({e}): {report}"))
-            .map(|e| serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap())
-            .collect();
+        let traces = traces(&project, &report);
         assert_eq!(traces.len(), 1, "{report}");
         let trace = &traces[0];
         assert_eq!(trace["provider"], "local", "{trace:#}");
