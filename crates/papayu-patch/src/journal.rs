@@ -3,9 +3,11 @@
 //! A transaction is a list of primitive [`Op`]s, each on one path. Before the first one runs,
 //! the journal holds, durably: `orig.bin` (the original bytes of every file touched, packed) and
 //! `manifest.json` (per op: the path's state before — existed?, sha256, mode bits, where its copy
-//! is — and after). `manifest.json` appears by an atomic rename only once `orig.bin` is synced,
-//! so a journal directory without it means nothing was applied yet. Commit rewrites the manifest
-//! with `status: committed` (again an atomic rename): that rename is the commit point.
+//! is — and after, except a new file's hash). `manifest.json` appears by an atomic rename only
+//! once `orig.bin` is synced, so a journal directory without it means nothing was applied yet.
+//! Once every file is written and synced, the committed manifest — with every after-state, new
+//! files' hashes included, and `status: committed` — is synced in a temp file; renaming it onto
+//! `manifest.json` is the commit point.
 //! Rollback walks the entries backwards and restores each path, skipping paths whose current
 //! bytes already hash to the original, and verifying every copy's hash before writing it.
 
@@ -76,7 +78,11 @@ pub(crate) enum State {
 pub(crate) struct Entry {
     pub(crate) path: String,
     pub(crate) before: State,
-    pub(crate) after: State,
+    /// The state the transaction leaves the path in. `None` only in a pending manifest, for a
+    /// file write: its sha256 is computed while its temp file is synced, and recorded in the
+    /// committed manifest (the only one undo reads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) after: Option<State>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) tmp: Option<String>,
 }
@@ -110,7 +116,7 @@ pub(crate) struct Manifest {
 #[derive(Debug, Clone)]
 pub(crate) enum Snapshot {
     Absent,
-    File { bytes: Vec<u8>, mode: u32 },
+    File { bytes: Arc<Vec<u8>>, mode: u32 },
     Dir { mode: u32 },
     Symlink { target: Vec<u8> },
 }
@@ -120,7 +126,7 @@ impl Snapshot {
         Ok(match root.node(path)? {
             Node::Absent => Snapshot::Absent,
             Node::File { mode } => Snapshot::File {
-                bytes: root.read(path)?,
+                bytes: Arc::new(root.read(path)?),
                 mode,
             },
             Node::Dir { mode } => Snapshot::Dir { mode },
@@ -141,16 +147,44 @@ impl Snapshot {
     }
 }
 
+/// File content, shared without copies between the simulated tree, the ops and the preview:
+/// borrowed from the plan (a new file's `content`, as given) or computed (shared).
+#[derive(Debug, Clone)]
+pub(crate) enum Bytes<'p> {
+    Borrowed(&'p [u8]),
+    Shared(Arc<Vec<u8>>),
+}
+
+impl std::ops::Deref for Bytes<'_> {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Borrowed(b) => b,
+            Bytes::Shared(b) => b,
+        }
+    }
+}
+
+impl<'p> From<std::borrow::Cow<'p, [u8]>> for Bytes<'p> {
+    fn from(c: std::borrow::Cow<'p, [u8]>) -> Self {
+        match c {
+            std::borrow::Cow::Borrowed(b) => Bytes::Borrowed(b),
+            std::borrow::Cow::Owned(v) => Bytes::Shared(Arc::new(v)),
+        }
+    }
+}
+
 /// A primitive operation: bring one path to one state.
 #[derive(Debug, Clone)]
-pub(crate) enum Op {
+pub(crate) enum Op<'p> {
     MkDir {
         path: String,
         mode: Option<u32>,
     },
     Write {
         path: String,
-        bytes: Arc<[u8]>,
+        bytes: Bytes<'p>,
         mode: Option<u32>,
     },
     Symlink {
@@ -165,7 +199,7 @@ pub(crate) enum Op {
     },
 }
 
-impl Op {
+impl Op<'_> {
     pub(crate) fn path(&self) -> &str {
         match self {
             Op::MkDir { path, .. }
@@ -176,26 +210,23 @@ impl Op {
         }
     }
 
-    fn after(&self) -> State {
-        match self {
+    /// The after-state, except a write's (see [`Entry::after`]).
+    fn after_known(&self) -> Option<State> {
+        Some(match self {
             Op::MkDir { mode, .. } => State::Dir { mode: *mode },
-            Op::Write { bytes, mode, .. } => State::File {
-                sha256: sha256_hex(bytes),
-                mode: *mode,
-                copy: None,
-            },
+            Op::Write { .. } => return None,
             Op::Symlink { target, .. } => State::Symlink {
                 target: hex::encode(target),
             },
             Op::RemoveFile { .. } | Op::RemoveDir { .. } => State::Absent,
-        }
+        })
     }
 }
 
 /// An op with the state it replaces.
 #[derive(Debug, Clone)]
-pub(crate) struct PlannedOp {
-    pub(crate) op: Op,
+pub(crate) struct PlannedOp<'p> {
+    pub(crate) op: Op<'p>,
     pub(crate) before: Snapshot,
 }
 
@@ -262,18 +293,18 @@ pub(crate) fn read_manifest(root: &Root, id: &str) -> Result<Option<Manifest>, P
 /// Write the journal for `ops`: `orig.bin` with every original file, then `manifest.json`.
 /// Returns the pending manifest. Nothing in the project has been touched when this returns.
 ///
-/// Durable on return: `orig.bin` (bytes and name), `manifest.json` (likewise), the journal
-/// directory's own name, and the committed manifest in a temp file for [`commit`] to rename.
-/// `manifest.json` is renamed into place only once `orig.bin`, its name and the manifest's
-/// bytes are synced. All three files are written and their write-back started before anything
-/// is fsynced, and the fsyncs that may run together do (two groups: before and after the
-/// rename), so the filesystem writes the metadata they share once and the device flushes
-/// overlap: two rounds of fsyncs instead of five in a row, and the commit later needs one
-/// instead of two.
+/// Durable on return: `orig.bin` (bytes and name), `manifest.json` (likewise) and the journal
+/// directory's own name. `manifest.json` is renamed into place only once `orig.bin`, its name
+/// and the manifest's bytes are synced. Both files are written and their write-back started
+/// before anything is fsynced, and the fsyncs that may run together do (two groups: before and
+/// after the rename), so the filesystem writes the metadata they share once and the device
+/// flushes overlap: two rounds of fsyncs instead of four in a row. The new files' hashes are not
+/// computed here ([`Entry::after`]): [`apply_ops`] computes them while the files are synced,
+/// when the CPU would otherwise wait for the device.
 pub(crate) fn write_journal(
     root: &Root,
     mut header: Manifest,
-    ops: &[PlannedOp],
+    ops: &[PlannedOp<'_>],
 ) -> Result<Manifest, PatchError> {
     let dir = tx_path(&header.id);
     // Synced below with the journal directory's own entry.
@@ -283,7 +314,7 @@ pub(crate) fn write_journal(
     let jdir = root.open_dir(&dir)?;
     let mut pack = Vec::new();
     let mut entries = Vec::with_capacity(ops.len());
-    for (i, (p, (before_sha256, after))) in ops.iter().zip(hash_ops(ops)).enumerate() {
+    for (i, (p, before_sha256)) in ops.iter().zip(hash_originals(ops)).enumerate() {
         let path = p.op.path().to_owned();
         let before = match &p.before {
             Snapshot::Absent => State::Absent,
@@ -291,7 +322,7 @@ pub(crate) fn write_journal(
                 let start = pack.len() as u64;
                 pack.extend_from_slice(bytes);
                 State::File {
-                    // `hash_ops` hashes exactly the file snapshots.
+                    // `hash_originals` hashes exactly the file snapshots.
                     sha256: before_sha256.unwrap_or_default(),
                     mode: Some(*mode),
                     copy: Some((start, bytes.len() as u64)),
@@ -306,7 +337,7 @@ pub(crate) fn write_journal(
         entries.push(Entry {
             path,
             before,
-            after,
+            after: p.op.after_known(),
             tmp,
         });
     }
@@ -322,25 +353,14 @@ pub(crate) fn write_journal(
         &encode_manifest(&header)?,
         None,
     )?;
-    let committed = root.write_staged_at(
-        &jdir,
-        &manifest_path,
-        COMMITTED_TMP,
-        &encode_manifest(&Manifest {
-            status: TxStatus::Committed,
-            ..header.clone()
-        })?,
-        None,
-    )?;
     // orig.bin's bytes and name, and the manifest's bytes, before manifest.json can appear.
     // On error the caller removes the whole journal directory, temp files included.
     root.fsync_all(&[
         (orig.as_fd(), &orig_path),
         (manifest.as_fd(), &manifest_path),
-        (committed.as_fd(), &manifest_path),
         (jdir.as_fd(), &dir),
     ])?;
-    drop((orig, manifest, committed));
+    drop((orig, manifest));
     root.rename_staged_at(&jdir, &manifest_path, MANIFEST_TMP)?;
     // manifest.json's name, and the journal directory's own (its mkdir above was not synced),
     // and `.papa-yu/tx`'s if this is the project's first transaction.
@@ -354,30 +374,19 @@ pub(crate) fn write_journal(
     Ok(header)
 }
 
-/// Below this many bytes of file content a transaction's hashes are computed on one thread.
+/// Below this many bytes of original file content their hashes are computed on one thread.
 const PARALLEL_HASH_BYTES: usize = 1 << 20;
 
-/// For each op: the sha256 of its original file (if it replaces one) and its after-state. The
-/// hashes are most of the CPU time of writing the journal (5 MB: ~3 ms), so with enough bytes
-/// they are computed on up to four threads, in chunks of ops.
-fn hash_ops(ops: &[PlannedOp]) -> Vec<(Option<String>, State)> {
-    let one = |p: &PlannedOp| {
-        let before = match &p.before {
-            Snapshot::File { bytes, .. } => Some(sha256_hex(bytes)),
-            _ => None,
-        };
-        (before, p.op.after())
+/// For each op: the sha256 of the original file it replaces, if any. With enough bytes they are
+/// computed on up to four threads, in chunks of ops.
+fn hash_originals(ops: &[PlannedOp<'_>]) -> Vec<Option<String>> {
+    let one = |p: &PlannedOp<'_>| match &p.before {
+        Snapshot::File { bytes, .. } => Some(sha256_hex(bytes)),
+        _ => None,
     };
-    let size = |p: &PlannedOp| {
-        let before = match &p.before {
-            Snapshot::File { bytes, .. } => bytes.len(),
-            _ => 0,
-        };
-        let after = match &p.op {
-            Op::Write { bytes, .. } => bytes.len(),
-            _ => 0,
-        };
-        before + after
+    let size = |p: &PlannedOp<'_>| match &p.before {
+        Snapshot::File { bytes, .. } => bytes.len(),
+        _ => 0,
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     if threads < 2 || ops.iter().map(size).sum::<usize>() < PARALLEL_HASH_BYTES {
@@ -410,7 +419,7 @@ fn hash_ops(ops: &[PlannedOp]) -> Vec<(Option<String>, State)> {
     })
 }
 
-/// The commit point: rename the committed manifest that [`write_journal`] left synced in a temp
+/// The commit point: rename the committed manifest that [`apply_ops`] left synced in a temp
 /// file onto `manifest.json`, and fsync the journal directory.
 pub(crate) fn commit(root: &Root, manifest: &Manifest) -> Result<(), PatchError> {
     let dir = tx_path(&manifest.id);
@@ -441,18 +450,20 @@ enum Job<'a> {
         bytes: &'a [u8],
         mode: Option<u32>,
     },
-    /// fsync (and close) a temp file written by a [`Job::Write`].
+    /// Hash `bytes` (the after-state the committed manifest records), then fsync (and close)
+    /// the temp file a [`Job::Write`] wrote them to: the hashing overlaps the device's work.
     Sync {
         index: usize,
         dir: Arc<OwnedFd>,
         fd: OwnedFd,
         path: &'a str,
         tmp: &'a str,
+        bytes: &'a [u8],
     },
-    /// fsync a directory.
-    SyncDir {
+    /// fsync a directory (or the committed manifest).
+    Fsync {
         index: usize,
-        dir: Arc<OwnedFd>,
+        fd: Arc<OwnedFd>,
         path: String,
     },
 }
@@ -464,8 +475,8 @@ type JobResult = (usize, Result<Done, FsError>);
 enum Done {
     /// A [`Job::Write`]: the temp file, open for its fsync.
     Written(OwnedFd),
-    /// A [`Job::Sync`] or [`Job::SyncDir`]: the fsync succeeded.
-    Synced,
+    /// A [`Job::Sync`] (with the sha256 of its bytes) or a [`Job::Fsync`]: the fsync succeeded.
+    Synced(Option<String>),
     /// Not run, because another job failed: the transaction rolls back. Never taken for a
     /// success (a skipped fsync must not let its file be renamed).
     Skipped,
@@ -477,6 +488,7 @@ struct PendingWrite<'a> {
     dir: Arc<OwnedFd>,
     path: &'a str,
     tmp: &'a str,
+    bytes: &'a [u8],
     /// The temp file, once written and not yet fsynced.
     fd: Option<OwnedFd>,
 }
@@ -499,17 +511,21 @@ fn depends_on(op: &str, write: &str) -> bool {
 /// write-backs were started before the first fsync, the filesystem writes the metadata the
 /// files share once instead of once per fsync (ext4 with a journal: one journal commit; without
 /// one, each inode-table and directory block once), and most fsyncs find their file already
-/// written. Directory handles are opened once per transaction ([`DirCache`]). Every directory
-/// changed is fsynced (in parallel) before this returns, i.e. before the commit point. Setting
+/// written. Each file's sha256 is computed just before its fsync, by the thread that then waits
+/// for the device. Directory handles are opened once per transaction ([`DirCache`]).
+///
+/// Finally the committed manifest (the pending one with every after-state and `status:
+/// committed`) is written to a temp file in the journal, and it and every directory changed are
+/// fsynced, in parallel, before this returns it: [`commit`] only has to rename it. Setting
 /// `cancel` stops at the next op with [`PatchError::Cancelled`]; the caller rolls back, as for
 /// any error.
 pub(crate) fn apply_ops(
     root: &Root,
     manifest: &Manifest,
-    ops: &[PlannedOp],
+    ops: &[PlannedOp<'_>],
     cancel: Option<&AtomicBool>,
     progress: &mut dyn FnMut(usize, usize, &str),
-) -> Result<(), PatchError> {
+) -> Result<Manifest, PatchError> {
     let total = ops.len();
     let writes = ops
         .iter()
@@ -536,7 +552,7 @@ pub(crate) fn apply_ops(
                         // skipped temp file is closed unsynced; rollback removes it).
                         Job::Write { index, .. }
                         | Job::Sync { index, .. }
-                        | Job::SyncDir { index, .. }
+                        | Job::Fsync { index, .. }
                             if failed.load(Ordering::Relaxed) =>
                         {
                             (index, Ok(Done::Skipped))
@@ -559,16 +575,18 @@ pub(crate) fn apply_ops(
                             fd,
                             path,
                             tmp,
-                        } => (
-                            index,
-                            root.sync_staged_at(&dir, fd, path, tmp)
-                                .map(|()| Done::Synced),
-                        ),
-                        Job::SyncDir { index, dir, path } => (
-                            index,
-                            root.fsync(&*dir, parent_display(&path))
-                                .map(|()| Done::Synced),
-                        ),
+                            bytes,
+                        } => {
+                            let sha256 = sha256_hex(bytes);
+                            (
+                                index,
+                                root.sync_staged_at(&dir, fd, path, tmp)
+                                    .map(|()| Done::Synced(Some(sha256))),
+                            )
+                        }
+                        Job::Fsync { index, fd, path } => {
+                            (index, root.fsync(&*fd, &path).map(|()| Done::Synced(None)))
+                        }
                     };
                     if result.is_err() {
                         failed.store(true, Ordering::Relaxed);
@@ -588,6 +606,7 @@ pub(crate) fn apply_ops(
             outstanding: 0,
             errors: Vec::new(),
             pending: Vec::new(),
+            hashes: vec![None; ops.len()],
             dirty: BTreeSet::new(),
             done: 0,
             total,
@@ -612,6 +631,8 @@ struct Run<'a, 'p> {
     outstanding: usize,
     errors: Vec<(usize, FsError)>,
     pending: Vec<PendingWrite<'a>>,
+    /// Per op: the sha256 of the bytes written, once its temp file is synced.
+    hashes: Vec<Option<String>>,
     dirty: BTreeSet<String>,
     done: usize,
     total: usize,
@@ -622,9 +643,9 @@ impl<'a> Run<'a, '_> {
     fn all(
         &mut self,
         manifest: &'a Manifest,
-        ops: &'a [PlannedOp],
+        ops: &'a [PlannedOp<'_>],
         cancel: Option<&AtomicBool>,
-    ) -> Result<(), PatchError> {
+    ) -> Result<Manifest, PatchError> {
         let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
         for (i, (p, e)) in ops.iter().zip(&manifest.entries).enumerate() {
             if cancelled() {
@@ -654,6 +675,7 @@ impl<'a> Run<'a, '_> {
                     dir,
                     path,
                     tmp,
+                    bytes,
                     fd: None,
                 });
                 continue;
@@ -680,17 +702,56 @@ impl<'a> Run<'a, '_> {
             return Err(PatchError::Cancelled);
         }
         self.flush()?;
-        // Every changed directory, durably, before the caller writes the commit marker.
+        // The committed manifest and every changed directory, durably, before the commit.
+        let committed = self.committed(manifest, ops)?;
         let dirty = std::mem::take(&mut self.dirty);
         for (index, d) in dirty.into_iter().enumerate() {
-            let dir = self.cache.dir(&d)?;
-            self.send(Job::SyncDir {
+            let fd = self.cache.dir(&d)?;
+            self.send(Job::Fsync {
                 index,
-                dir,
-                path: d,
+                fd,
+                path: parent_display(&d).to_owned(),
             })?;
         }
-        self.collect(true)
+        self.collect(true)?;
+        Ok(committed)
+    }
+
+    /// Write the committed manifest — `manifest` with every write's after-state from
+    /// [`Run::hashes`] — to its temp file in the journal, and queue its fsync (index
+    /// `usize::MAX`: after every directory in error order).
+    fn committed(
+        &mut self,
+        manifest: &Manifest,
+        ops: &[PlannedOp<'_>],
+    ) -> Result<Manifest, PatchError> {
+        let mut m = manifest.clone();
+        m.status = TxStatus::Committed;
+        for ((e, p), hash) in m.entries.iter_mut().zip(ops).zip(&self.hashes) {
+            if let Op::Write { mode, .. } = &p.op {
+                let sha256 = hash.clone().ok_or_else(|| PatchError::Journal {
+                    path: tx_path(&m.id),
+                    message: format!("`{}` was written but never synced", e.path),
+                })?;
+                e.after = Some(State::File {
+                    sha256,
+                    mode: *mode,
+                    copy: None,
+                });
+            }
+        }
+        let dir = tx_path(&m.id);
+        let jdir = self.root.open_dir(&dir)?;
+        let path = format!("{dir}/manifest.json");
+        let fd =
+            self.root
+                .write_staged_at(&jdir, &path, COMMITTED_TMP, &encode_manifest(&m)?, None)?;
+        self.send(Job::Fsync {
+            index: usize::MAX,
+            fd: Arc::new(fd),
+            path,
+        })?;
+        Ok(m)
     }
 
     fn step(&mut self, item: &str) {
@@ -733,7 +794,7 @@ impl<'a> Run<'a, '_> {
                         self.pending[at].fd = Some(fd);
                     }
                 }
-                Ok(Done::Synced | Done::Skipped) => {}
+                Ok(Done::Synced(_) | Done::Skipped) => {}
                 Err(e) => self.errors.push((index, e)),
             }
         }
@@ -763,6 +824,7 @@ impl<'a> Run<'a, '_> {
                 fd,
                 path: w.path,
                 tmp: w.tmp,
+                bytes: w.bytes,
             })?;
         }
         let mut synced = vec![false; pending.len()];
@@ -781,9 +843,10 @@ impl<'a> Run<'a, '_> {
                     // Wait for the other fsyncs: the error reported is the first in op order.
                     return self.collect(true);
                 }
-                Ok(Done::Synced) => {
+                Ok(Done::Synced(sha256)) => {
                     if let Ok(at) = pending.binary_search_by_key(&index, |w| w.index) {
                         synced[at] = true;
+                        self.hashes[index] = sha256;
                     }
                 }
                 // Skipped: another fsync failed, and its error is on its way.

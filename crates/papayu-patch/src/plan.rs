@@ -12,7 +12,7 @@ use papayu_validate::{RelPath, ValidatedAction, ValidatedPlan};
 use crate::engine::{self, EngineOptions, HunkReport};
 use crate::error::PatchError;
 use crate::fsx::Root;
-use crate::journal::{Op, PlannedOp, Snapshot};
+use crate::journal::{Bytes, Op, PlannedOp, Snapshot};
 
 /// Sort key of SPEC §5.1: CREATE_DIR (shallow first) → CREATE_FILE / UPDATE_FILE →
 /// PATCH_FILE / EDIT_FILE / REPLACE_RANGE → DELETE_FILE → DELETE_DIR (deepest first); ties by
@@ -77,11 +77,11 @@ pub(crate) fn revalidate(version: ProtocolVersion, a: &ValidatedAction) -> Resul
 
 /// What one action will do (or why it cannot).
 #[derive(Debug, Clone)]
-pub(crate) struct Effect {
+pub(crate) struct Effect<'p> {
     /// Bytes before (files only; `None` = absent or not a file).
-    pub(crate) old: Option<Arc<[u8]>>,
+    pub(crate) old: Option<Bytes<'p>>,
     /// Bytes after (`None` = the file is removed or the action is not about file content).
-    pub(crate) new: Option<Arc<[u8]>>,
+    pub(crate) new: Option<Bytes<'p>>,
     pub(crate) hunks: Vec<HunkReport>,
     /// The action changes nothing (CREATE_DIR of an existing dir, DELETE of a missing path).
     pub(crate) noop: bool,
@@ -91,38 +91,47 @@ pub(crate) struct Effect {
 
 pub(crate) struct ActionOutcome<'p> {
     pub(crate) action: &'p ValidatedAction,
-    pub(crate) result: Result<Effect, PatchError>,
+    pub(crate) result: Result<Effect<'p>, PatchError>,
 }
 
 /// The simulated tree: paths already touched by earlier actions of the plan.
 #[derive(Default)]
-struct Overlay {
+struct Overlay<'p> {
     /// path → (state after the plan so far, index of its op in `ops`)
-    state: HashMap<String, (Sim, usize)>,
+    state: HashMap<String, (Sim<'p>, usize)>,
     /// path → original bytes (for EDIT chains checking the base against the original).
-    original: HashMap<String, Option<Arc<[u8]>>>,
+    original: HashMap<String, Option<Bytes<'p>>>,
+    /// What the current action changed in `state` and in earlier ops, to undo it if the action
+    /// fails (cloning the whole map per action instead made a plan's compute quadratic).
+    log: Vec<Undo<'p>>,
+}
+
+/// One change to undo: a path's previous overlay entry, or an earlier op's previous value.
+enum Undo<'p> {
+    State(String, Option<(Sim<'p>, usize)>),
+    Op(usize, Op<'p>),
 }
 
 #[derive(Clone)]
-enum Sim {
+enum Sim<'p> {
     Absent,
     /// Shared, so that saving and restoring the overlay around each action (and handing the
     /// same bytes to the write op and the preview) copies no file content.
-    File(Arc<[u8]>),
+    File(Bytes<'p>),
     Dir,
 }
 
 pub(crate) struct Computed<'p> {
-    pub(crate) ops: Vec<PlannedOp>,
+    pub(crate) ops: Vec<PlannedOp<'p>>,
     pub(crate) outcomes: Vec<ActionOutcome<'p>>,
 }
 
-struct Ctx<'r> {
+struct Ctx<'r, 'p> {
     root: &'r Root,
     version: ProtocolVersion,
     engine: EngineOptions,
-    overlay: Overlay,
-    ops: Vec<PlannedOp>,
+    overlay: Overlay<'p>,
+    ops: Vec<PlannedOp<'p>>,
 }
 
 /// Compute every new content and the op list, touching nothing on disk.
@@ -141,12 +150,22 @@ pub(crate) fn compute<'p>(
     let mut outcomes = Vec::new();
     for a in ordered(plan) {
         let mark = ctx.ops.len();
-        let saved_state = ctx.overlay.state.clone();
+        ctx.overlay.log.clear();
         let result = revalidate(plan.version, a).and_then(|()| ctx.action(a));
         if result.is_err() {
             // Undo this action's partial effect so later actions are previewed on a consistent tree.
+            while let Some(undo) = ctx.overlay.log.pop() {
+                match undo {
+                    Undo::State(path, Some(prev)) => {
+                        ctx.overlay.state.insert(path, prev);
+                    }
+                    Undo::State(path, None) => {
+                        ctx.overlay.state.remove(&path);
+                    }
+                    Undo::Op(idx, op) => ctx.ops[idx].op = op,
+                }
+            }
             ctx.ops.truncate(mark);
-            ctx.overlay.state = saved_state;
         }
         outcomes.push(ActionOutcome { action: a, result });
     }
@@ -156,7 +175,7 @@ pub(crate) fn compute<'p>(
     }
 }
 
-impl Ctx<'_> {
+impl<'p> Ctx<'_, 'p> {
     /// Whether `path` lies below a directory that this plan creates where nothing was, so that
     /// nothing can be there on disk: a new tree costs no lookups (three per file before).
     fn below_new_dir(&self, path: &str) -> bool {
@@ -176,7 +195,7 @@ impl Ctx<'_> {
         false
     }
 
-    fn sim(&self, path: &str) -> Result<Sim, PatchError> {
+    fn sim(&self, path: &str) -> Result<Sim<'p>, PatchError> {
         if let Some((s, _)) = self.overlay.state.get(path) {
             return Ok(s.clone());
         }
@@ -185,7 +204,7 @@ impl Ctx<'_> {
         }
         Ok(match Snapshot::read(self.root, path)? {
             Snapshot::Absent => Sim::Absent,
-            Snapshot::File { bytes, .. } => Sim::File(bytes.into()),
+            Snapshot::File { bytes, .. } => Sim::File(Bytes::Shared(bytes)),
             Snapshot::Dir { .. } => Sim::Dir,
             Snapshot::Symlink { .. } => {
                 return Err(PatchError::PathEscapesRoot {
@@ -196,12 +215,14 @@ impl Ctx<'_> {
         })
     }
 
-    fn push(&mut self, op: Op, after: Sim) -> Result<(), PatchError> {
+    fn push(&mut self, op: Op<'p>, after: Sim<'p>) -> Result<(), PatchError> {
         let path = op.path().to_owned();
-        if let Some((_, idx)) = self.overlay.state.get(&path).cloned() {
+        if let Some(&(_, idx)) = self.overlay.state.get(&path) {
             // A second op on one path (several EDIT_FILEs): keep the first op's before-state.
-            self.ops[idx].op = op;
-            self.overlay.state.insert(path, (after, idx));
+            let prev_op = std::mem::replace(&mut self.ops[idx].op, op);
+            self.overlay.log.push(Undo::Op(idx, prev_op));
+            let prev = self.overlay.state.insert(path.clone(), (after, idx));
+            self.overlay.log.push(Undo::State(path, prev));
             return Ok(());
         }
         let before = if self.below_new_dir(&path) {
@@ -219,10 +240,14 @@ impl Ctx<'_> {
             self.overlay
                 .original
                 .entry(path.clone())
-                .or_insert_with(|| Some(bytes.as_slice().into()));
+                .or_insert_with(|| Some(Bytes::Shared(Arc::clone(bytes))));
         }
         self.ops.push(PlannedOp { op, before });
-        self.overlay.state.insert(path, (after, self.ops.len() - 1));
+        let prev = self
+            .overlay
+            .state
+            .insert(path.clone(), (after, self.ops.len() - 1));
+        self.overlay.log.push(Undo::State(path, prev));
         Ok(())
     }
 
@@ -272,7 +297,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn action(&mut self, a: &ValidatedAction) -> Result<Effect, PatchError> {
+    fn action(&mut self, a: &'p ValidatedAction) -> Result<Effect<'p>, PatchError> {
         let path = a.path.as_str().to_owned();
         let empty = Effect {
             old: None,
@@ -330,8 +355,13 @@ impl Ctx<'_> {
                 } else {
                     self.ensure_parents(&a.path)?;
                 }
-                let out = engine::compute(old.as_deref(), &a.action, &self.engine)
-                    .map_err(|e| Self::engine_err(a, e))?;
+                let out = engine::compute_borrowing(
+                    old.as_deref(),
+                    old.as_deref(),
+                    &a.action,
+                    &self.engine,
+                )
+                .map_err(|e| Self::engine_err(a, e))?;
                 self.write(path, old, out)
             }
             ActionKind::PatchFile | ActionKind::EditFile | ActionKind::ReplaceRange => {
@@ -343,7 +373,7 @@ impl Ctx<'_> {
                     Some(orig) => orig.clone(),
                     None => current.clone(),
                 };
-                let out = engine::compute_with_base(
+                let out = engine::compute_borrowing(
                     current.as_deref(),
                     base.as_deref(),
                     &a.action,
@@ -409,23 +439,23 @@ impl Ctx<'_> {
     fn write(
         &mut self,
         path: String,
-        old: Option<Arc<[u8]>>,
-        out: engine::EngineOutput,
-    ) -> Result<Effect, PatchError> {
+        old: Option<Bytes<'p>>,
+        (new, hunks): (std::borrow::Cow<'p, [u8]>, Vec<HunkReport>),
+    ) -> Result<Effect<'p>, PatchError> {
         let mode = self.mode_of(&path)?;
-        let new: Arc<[u8]> = out.new_bytes.into();
+        let new = Bytes::from(new);
         self.push(
             Op::Write {
                 path,
-                bytes: Arc::clone(&new),
+                bytes: new.clone(),
                 mode,
             },
-            Sim::File(Arc::clone(&new)),
+            Sim::File(new.clone()),
         )?;
         Ok(Effect {
             old,
             new: Some(new),
-            hunks: out.hunks,
+            hunks,
             noop: false,
             removed_files: 0,
         })

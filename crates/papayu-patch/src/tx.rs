@@ -445,14 +445,19 @@ impl Project {
         if !force {
             let mut changed = Vec::new();
             for e in &m.entries {
-                if !journal::holds(&root, &e.path, &e.after)? {
+                // A committed manifest records every after-state; one without is not trusted.
+                let holds = match &e.after {
+                    Some(after) => journal::holds(&root, &e.path, after)?,
+                    None => false,
+                };
+                if !holds {
                     changed.push(e.path.clone());
                 }
             }
             // A directory the transaction created must not have gained files since.
             for e in &m.entries {
                 if matches!(e.before, State::Absent)
-                    && matches!(e.after, State::Dir { .. })
+                    && matches!(e.after, Some(State::Dir { .. }))
                     && matches!(root.node(&e.path)?, crate::fsx::Node::Dir { .. })
                 {
                     for name in root.list(&e.path)? {
@@ -508,7 +513,7 @@ impl Project {
                         })?;
                     Op::Write {
                         path: e.path.clone(),
-                        bytes: bytes.into(),
+                        bytes: journal::Bytes::Borrowed(bytes),
                         mode: *mode,
                     }
                 }
@@ -712,7 +717,7 @@ fn execute(
     reverts: Option<String>,
     actions: Vec<ActionRecord>,
     protocol: Option<u8>,
-    ops: Vec<PlannedOp>,
+    ops: Vec<PlannedOp<'_>>,
 ) -> Result<Manifest, PatchError> {
     #[cfg(any(test, feature = "fault-injection"))]
     root.faults.set(options.fault);
@@ -728,7 +733,7 @@ fn execute_with_checks(
     reverts: Option<String>,
     actions: Vec<ActionRecord>,
     protocol: Option<u8>,
-    ops: Vec<PlannedOp>,
+    ops: Vec<PlannedOp<'_>>,
     check_reports: &std::cell::RefCell<Vec<CheckReport>>,
 ) -> Result<Manifest, PatchError> {
     let seq = journal::next_seq(root)?;
@@ -769,9 +774,9 @@ fn execute_with_checks(
             });
         }
     };
-    let result = (|| -> Result<(), PatchError> {
+    let result = (|| -> Result<Manifest, PatchError> {
         let cancel = options.cancel.clone();
-        journal::apply_ops(
+        let committed = journal::apply_ops(
             root,
             &manifest,
             &ops,
@@ -819,30 +824,33 @@ fn execute_with_checks(
         if options.cancelled() {
             return Err(PatchError::Cancelled);
         }
-        journal::commit(root, &manifest)
+        journal::commit(root, &committed)?;
+        Ok(committed)
     })();
     root.faults.arm(false);
-    if let Err(e) = result {
-        tracing::info!(target: "papayu", event = "APPLY_ROLLBACK", code = %e.code(), tx = %id);
-        // If the failure came after the commit rename (e.g. its directory fsync), the manifest on
-        // disk may say committed: mark it pending again first so no later fold sees it as done.
-        let rb = journal::write_manifest(root, &manifest)
-            .and_then(|()| journal::rollback(root, &manifest));
-        return Err(match rb {
-            Ok(()) => e,
-            Err(r) => PatchError::RollbackFailed {
-                error: Box::new(e),
-                rollback: Box::new(r),
-            },
-        });
-    }
+    let committed = match result {
+        Ok(m) => m,
+        Err(e) => {
+            tracing::info!(target: "papayu", event = "APPLY_ROLLBACK", code = %e.code(), tx = %id);
+            // If the failure came after the commit rename (e.g. its directory fsync), the
+            // manifest on disk may say committed: mark it pending again first so no later fold
+            // sees it as done.
+            let rb = journal::write_manifest(root, &manifest)
+                .and_then(|()| journal::rollback(root, &manifest));
+            return Err(match rb {
+                Ok(()) => e,
+                Err(r) => PatchError::RollbackFailed {
+                    error: Box::new(e),
+                    rollback: Box::new(r),
+                },
+            });
+        }
+    };
     let total = ops.len();
     options.report(Stage::Committed, total, total, &id);
     // After the commit point: a failure here only delays the stack update to the next open.
     if let Err(e) = journal::fold_committed(root, options.undo_depth) {
         tracing::warn!(error = %e, "could not update the undo stack; the next papayu run will");
     }
-    let mut m = manifest;
-    m.status = TxStatus::Committed;
-    Ok(m)
+    Ok(committed)
 }

@@ -315,3 +315,64 @@ fn a_transaction_with_more_writes_than_open_temp_files_renames_in_plan_order() {
     project.redo(false).unwrap();
     assert_eq!(tree(dir.path()), after);
 }
+
+#[test]
+fn the_committed_manifest_records_the_hash_of_every_file_written() {
+    // The pending manifest leaves a write's after-state out (its hash is computed while the
+    // file is synced); the committed one, the only one undo reads, must have every one right.
+    let dir = tempfile::tempdir().unwrap();
+    write_files(dir.path(), &[("a.txt", "one\ntwo\n"), ("gone.txt", "x\n")]);
+    let plan = v2(&format!(
+        r#"{{"actions":[{{"kind":"PATCH_FILE","path":"a.txt","base_sha256":"{}","patch":"@@ -2,1 +2,1 @@\n-two\n+TWO\n"}},
+        {{"kind":"CREATE_FILE","path":"b/c.txt","content":"c\n"}},{{"kind":"DELETE_FILE","path":"gone.txt"}}],"summary":"s"}}"#,
+        sha(b"one\ntwo\n")
+    ));
+    let project = Project::open(dir.path()).unwrap();
+    let tx_dir = dir.path().join(".papa-yu/tx");
+    let manifest = |id: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(tx_dir.join(id).join("manifest.json")).unwrap())
+            .unwrap()
+    };
+    let mut pending = None;
+    let report = project
+        .transaction(&plan)
+        .options(ApplyOptions::default().on_progress(|p| {
+            if p.stage == Stage::Writing && pending.is_none() {
+                let id = std::fs::read_dir(&tx_dir)
+                    .unwrap()
+                    .map(|e| e.unwrap().file_name().into_string().unwrap())
+                    .find(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+                    .unwrap();
+                pending = Some(manifest(&id));
+            }
+        }))
+        .apply()
+        .unwrap();
+    let pending = pending.expect("progress was reported while writing");
+    assert_eq!(pending["status"], "pending");
+    let committed = manifest(&report.tx_id);
+    assert_eq!(committed["status"], "committed");
+    let entries = |m: &serde_json::Value| m["entries"].as_array().unwrap().clone();
+    let mut written = 0;
+    for (p, c) in entries(&pending).iter().zip(entries(&committed)) {
+        let path = c["path"].as_str().unwrap();
+        assert_eq!(p["path"], c["path"]);
+        assert_eq!(p["before"], c["before"], "{path}");
+        match c["after"]["type"].as_str().unwrap() {
+            "file" => {
+                written += 1;
+                assert!(p.get("after").is_none(), "{path}: {p}");
+                let on_disk = std::fs::read(dir.path().join(path)).unwrap();
+                assert_eq!(c["after"]["sha256"], sha(&on_disk), "{path}");
+            }
+            _ => assert_eq!(p["after"], c["after"], "{path}"),
+        }
+    }
+    assert_eq!(written, 2, "{committed}");
+    // And undo (which checks every after-state first) takes it back without --force.
+    project.undo(false).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+}

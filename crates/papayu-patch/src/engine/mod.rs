@@ -25,6 +25,8 @@ mod hunk;
 mod parse;
 mod text;
 
+use std::borrow::Cow;
+
 use papayu_protocol::{Action, ActionKind, sha256_hex};
 
 pub use error::{EngineError, HunkFailure, SimilarLine};
@@ -128,6 +130,21 @@ pub fn compute_with_base(
     action: &Action,
     opts: &EngineOptions,
 ) -> Result<EngineOutput, EngineError> {
+    let (new_bytes, hunks) = compute_borrowing(old, base, action, opts)?;
+    Ok(EngineOutput {
+        new_bytes: new_bytes.into_owned(),
+        hunks,
+    })
+}
+
+/// [`compute_with_base`], borrowing the new bytes from `action` when they are its `content`
+/// unchanged (a new file): papayu-patch's own plans then copy no content before writing it.
+pub(crate) fn compute_borrowing<'a>(
+    old: Option<&[u8]>,
+    base: Option<&[u8]>,
+    action: &'a Action,
+    opts: &EngineOptions,
+) -> Result<(Cow<'a, [u8]>, Vec<HunkReport>), EngineError> {
     let kind = &action.kind;
     match kind {
         ActionKind::CreateFile | ActionKind::UpdateFile => {
@@ -136,13 +153,10 @@ pub fn compute_with_base(
                 .as_deref()
                 .ok_or_else(|| missing(kind, "content"))?;
             let new_bytes = match old {
-                Some(old) => text::rewrite_like(old, content, opts),
+                Some(old) => Cow::Owned(text::rewrite_like(old, content, opts)),
                 None => text::fresh(content, opts),
             };
-            Ok(EngineOutput {
-                new_bytes,
-                hunks: Vec::new(),
-            })
+            Ok((new_bytes, Vec::new()))
         }
         ActionKind::PatchFile | ActionKind::EditFile | ActionKind::ReplaceRange => {
             check_base(kind, base, action.base_sha256.as_deref())?;
@@ -164,10 +178,7 @@ pub fn compute_with_base(
                     doc.adopt_eol_if_none(parsed.crlf);
                     let p = hunk::apply(&doc, &parsed)?;
                     let new_bytes = doc.render_with_final(&p.lines, p.final_newline, opts);
-                    Ok(EngineOutput {
-                        new_bytes,
-                        hunks: p.reports,
-                    })
+                    Ok((Cow::Owned(new_bytes), p.reports))
                 }
                 ActionKind::EditFile => {
                     let edits = action
@@ -175,10 +186,7 @@ pub fn compute_with_base(
                         .as_deref()
                         .ok_or_else(|| missing(kind, "edits"))?;
                     let new_bytes = edit::apply(&doc, edits, opts)?;
-                    Ok(EngineOutput {
-                        new_bytes,
-                        hunks: Vec::new(),
-                    })
+                    Ok((Cow::Owned(new_bytes), Vec::new()))
                 }
                 _ => {
                     let start = action
@@ -190,10 +198,7 @@ pub fn compute_with_base(
                         .as_deref()
                         .ok_or_else(|| missing(kind, "content"))?;
                     let lines = doc.replace_range(start, end, content)?;
-                    Ok(EngineOutput {
-                        new_bytes: doc.render(&lines, opts),
-                        hunks: Vec::new(),
-                    })
+                    Ok((Cow::Owned(doc.render(&lines, opts)), Vec::new()))
                 }
             }
         }

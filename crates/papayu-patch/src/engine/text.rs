@@ -190,12 +190,13 @@ pub(crate) fn split_content(content: &str) -> impl Iterator<Item = &str> {
 }
 
 /// New file content (the model's text as given, or LF-normalised with a final newline).
-pub(crate) fn fresh(content: &str, opts: &EngineOptions) -> Vec<u8> {
+/// Borrowed when there is nothing to normalise: a new file's bytes are then exactly `content`.
+pub(crate) fn fresh<'a>(content: &'a str, opts: &EngineOptions) -> Cow<'a, [u8]> {
     if !opts.normalize_eol_lf {
-        return content.as_bytes().to_vec();
+        return Cow::Borrowed(content.as_bytes());
     }
     let doc = Doc::from_str(content);
-    doc.render_with_final(&doc.lines, true, opts)
+    Cow::Owned(doc.render_with_final(&doc.lines, true, opts))
 }
 
 /// Whole-content replacement of an existing file, keeping its BOM, dominant EOL and final-newline
