@@ -242,16 +242,24 @@ fn recover_rolls_back_an_uncommitted_journal() {
                     let f = f.unwrap();
                     files.push((f.file_name(), std::fs::read(f.path()).unwrap()));
                 }
-                snapshot = Some((tx, files));
+                // And the undo stack as it was then (none yet): after a crash before the commit
+                // the stacks cannot name this transaction.
+                let stack = std::fs::read(root.join(".papa-yu/tx/stack.json")).ok();
+                snapshot = Some((tx, files, stack));
             }
         }))
         .apply()
         .unwrap();
-    let (tx, files) = snapshot.unwrap();
+    let (tx, files, stack) = snapshot.unwrap();
     // Simulate the crash: the project holds the new bytes and an uncommitted journal.
     std::fs::create_dir_all(&tx).unwrap();
     for (name, bytes) in files {
         std::fs::write(tx.join(name), bytes).unwrap();
+    }
+    let stack_path = dir.path().join(".papa-yu/tx/stack.json");
+    match stack {
+        Some(bytes) => std::fs::write(&stack_path, bytes).unwrap(),
+        None => std::fs::remove_file(&stack_path).unwrap(),
     }
     let report = papayu_patch::recover(dir.path()).unwrap();
     assert_eq!(report.rolled_back.len(), 1);

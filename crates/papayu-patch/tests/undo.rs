@@ -181,3 +181,36 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_damaged_journal_of_an_old_transaction_only_stops_what_reads_it() {
+    // Opening a project does not re-read the committed journals on the undo stack (a full
+    // stack of large transactions made every command slow), so a damaged old journal no longer
+    // blocks new applies; history and undo, which do read it, report it.
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::open(dir.path()).unwrap();
+    let create = |name: &str| {
+        v2(&format!(
+            r#"{{"actions":[{{"kind":"CREATE_FILE","path":"{name}","content":"x\n"}}],"summary":"s"}}"#
+        ))
+    };
+    let old = project.transaction(&create("a.txt")).apply().unwrap();
+    let manifest = dir
+        .path()
+        .join(".papa-yu/tx")
+        .join(&old.tx_id)
+        .join("manifest.json");
+    std::fs::write(&manifest, b"{ torn").unwrap();
+    let reopened = Project::open(dir.path()).unwrap();
+    let new = reopened.transaction(&create("b.txt")).apply().unwrap();
+    assert!(dir.path().join("b.txt").exists());
+    let err = reopened.history().unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Io);
+    assert!(err.to_string().contains(&old.tx_id), "{err}");
+    // The newer transaction still undoes; the damaged one is refused with the same error.
+    assert_ne!(reopened.undo(false).unwrap().tx_id, new.tx_id);
+    assert!(!dir.path().join("b.txt").exists());
+    let err = reopened.undo(false).unwrap_err();
+    assert!(err.to_string().contains(&old.tx_id), "{err}");
+    assert!(dir.path().join("a.txt").exists(), "nothing was undone");
+}
