@@ -1196,12 +1196,11 @@ impl Agent {
                 .strict(self.config.strict_json);
             let input_chars = request.input_chars();
             call.trace.input_chars = input_chars;
+            let max_tokens = self.config.max_tokens_for(self.provider.info().kind);
             call.trace.token_budget = if input_chars > papayu_llm::LARGE_INPUT_CHARS {
-                self.config
-                    .max_tokens
-                    .min(papayu_llm::LARGE_INPUT_MAX_TOKENS)
+                max_tokens.min(papayu_llm::LARGE_INPUT_MAX_TOKENS)
             } else {
-                self.config.max_tokens
+                max_tokens
             };
             progress(&Progress::Requesting {
                 attempt: call.next_kind.into(),

@@ -110,8 +110,10 @@ pub struct AgentConfig {
     pub strict_json: bool,
     /// `PAPAYU_LLM_TEMPERATURE` (0).
     pub temperature: f32,
-    /// `PAPAYU_LLM_MAX_TOKENS` (16 384).
-    pub max_tokens: u32,
+    /// `PAPAYU_LLM_MAX_TOKENS`. Unset (`None`): each provider's own default
+    /// ([`papayu_llm::ProviderKind::default_max_tokens`]: 16 384 over the network, 2 048 for the
+    /// in-process model).
+    pub max_tokens: Option<u32>,
     /// `PAPAYU_LLM_TIMEOUT_SEC` (90).
     pub timeout: Duration,
     /// `PAPAYU_LLM_PROVIDERS`, with `api_key_env` resolved from the same map.
@@ -156,7 +158,7 @@ impl Default for AgentConfig {
             llm_mode: LlmMode::Chat,
             strict_json: false,
             temperature: 0.0,
-            max_tokens: papayu_llm::DEFAULT_MAX_TOKENS,
+            max_tokens: None,
             timeout: papayu_llm::DEFAULT_TIMEOUT,
             providers: Vec::new(),
             aggregator: None,
@@ -309,13 +311,16 @@ impl AgentConfig {
             2.0,
             "a number in 0..=2",
         )?;
-        let max_tokens = e.number(
-            "PAPAYU_LLM_MAX_TOKENS",
-            d.max_tokens,
-            1,
-            u32::MAX,
-            "a positive integer",
-        )?;
+        let max_tokens = match e.get("PAPAYU_LLM_MAX_TOKENS") {
+            None => d.max_tokens,
+            Some(_) => Some(e.number(
+                "PAPAYU_LLM_MAX_TOKENS",
+                1,
+                1,
+                u32::MAX,
+                "a positive integer",
+            )?),
+        };
         let timeout_secs = e.number(
             "PAPAYU_LLM_TIMEOUT_SEC",
             d.timeout.as_secs(),
@@ -428,6 +433,12 @@ impl AgentConfig {
         })
     }
 
+    /// The answer limit for a provider of `kind`: `PAPAYU_LLM_MAX_TOKENS` if set, else that
+    /// kind's default.
+    pub fn max_tokens_for(&self, kind: ProviderKind) -> u32 {
+        self.max_tokens.unwrap_or(kind.default_max_tokens())
+    }
+
     /// The single-provider configuration (`PAPAYU_LLM_API_URL|KEY|MODEL|PROVIDER`, temperature,
     /// max tokens, timeout). `PAPAYU_LLM_MODEL` is required.
     pub fn provider_config(&self) -> Result<ProviderConfig, ConfigError> {
@@ -438,7 +449,7 @@ impl AgentConfig {
         let kind = self.effective_provider();
         let mut c = ProviderConfig::new(kind, self.api_url.clone().unwrap_or_default(), model)
             .with_timeout(self.timeout)
-            .with_max_tokens(self.max_tokens);
+            .with_max_tokens(self.max_tokens_for(kind));
         c.temperature = self.temperature;
         if let Some(k) = &self.api_key {
             c = c.with_api_key(k.clone());

@@ -11,6 +11,12 @@ use crate::error::LlmError;
 
 /// Default `max_tokens` (SPEC §7).
 pub const DEFAULT_MAX_TOKENS: u32 = 16_384;
+/// Default answer limit of the in-process local provider, in tokens. The grammar bounds every
+/// answer (8 actions of at most 1 200 characters, …), so a longer one is a small model looping
+/// inside those bounds; 2 048 tokens take about 35 s on 2 cores, within the default 90 s timeout,
+/// and keep the KV cache (sized prompt + answer) near 80 MB instead of the 190 MB of a full
+/// 8 192-token window.
+pub const DEFAULT_LOCAL_MAX_TOKENS: u32 = 2_048;
 /// `max_tokens` is capped to this when the input is larger than [`LARGE_INPUT_CHARS`].
 pub const LARGE_INPUT_MAX_TOKENS: u32 = 4_096;
 /// Input size (characters over all messages) above which the `max_tokens` cap applies.
@@ -60,6 +66,15 @@ impl ProviderKind {
             Self::Ollama => "ollama",
             Self::Anthropic => "anthropic",
             Self::Local => "local",
+        }
+    }
+
+    /// The answer limit used when the configuration sets none: [`DEFAULT_LOCAL_MAX_TOKENS`]
+    /// for the in-process model, [`DEFAULT_MAX_TOKENS`] for every network provider.
+    pub const fn default_max_tokens(self) -> u32 {
+        match self {
+            Self::Local => DEFAULT_LOCAL_MAX_TOKENS,
+            _ => DEFAULT_MAX_TOKENS,
         }
     }
 

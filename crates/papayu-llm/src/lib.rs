@@ -80,8 +80,9 @@ mod request;
 
 pub use capability::{CapabilityCache, CapabilityKey, ResponseFormat, mentions_format_refusal};
 pub use config::{
-    ANTHROPIC_VERSION, ApiKey, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, LARGE_INPUT_CHARS,
-    LARGE_INPUT_MAX_TOKENS, ProviderConfig, ProviderEntry, ProviderKind, RetryPolicy,
+    ANTHROPIC_VERSION, ApiKey, DEFAULT_LOCAL_MAX_TOKENS, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT,
+    LARGE_INPUT_CHARS, LARGE_INPUT_MAX_TOKENS, ProviderConfig, ProviderEntry, ProviderKind,
+    RetryPolicy,
 };
 pub use doctor::{
     AskOptions, AskOutcome, DoctorOptions, DoctorReport, ErrorReport, ProviderCheck, ask,
@@ -93,8 +94,8 @@ pub use fanout::{
 };
 #[cfg(feature = "local")]
 pub use local::{
-    DEFAULT_LOCAL_CONTEXT, DEFAULT_LOCAL_MAX_TOKENS, GrammarBounds, LocalConfig, LocalProvider,
-    LocalStats, MAX_GRAMMAR_REPETITION, PROMPT_CACHE_FILES, default_threads, gbnf, grammar_schema,
+    DEFAULT_LOCAL_CONTEXT, GrammarBounds, LocalConfig, LocalProvider, LocalStats,
+    MAX_GRAMMAR_REPETITION, PROMPT_CACHE_FILES, default_threads, gbnf, grammar_schema,
 };
 pub use model_file::{
     DEFAULT_MODEL_NAME, DEFAULT_MODEL_PACKAGE, DEFAULT_MODEL_RELATIVE_PATH, DEFAULT_MODEL_SHA256,

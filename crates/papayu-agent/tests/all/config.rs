@@ -2,6 +2,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use papayu_agent::{AgentConfig, ConfigError, ENV_VARIABLES, LlmMode};
+use papayu_llm::ProviderKind;
 use papayu_protocol::{ErrorCode, ProtocolVersion};
 
 fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
@@ -19,7 +20,11 @@ fn defaults_are_the_spec_values() {
     assert!(!c.trace && !c.trace_raw && !c.strict_json && !c.memory_autopatch);
     assert_eq!(c.llm_mode, LlmMode::Chat);
     assert_eq!(c.timeout, Duration::from_secs(90));
-    assert_eq!(c.max_tokens, 16_384);
+    // Unset: each provider's own default (SPEC §7's 16 384 over the network, 2 048 for the
+    // in-process model, which would otherwise loop for minutes).
+    assert_eq!(c.max_tokens, None);
+    assert_eq!(c.max_tokens_for(ProviderKind::OpenAi), 16_384);
+    assert_eq!(c.max_tokens_for(ProviderKind::Local), 2_048);
     assert_eq!(
         (
             c.context_max_files,
@@ -75,7 +80,12 @@ fn every_variable_is_parsed() {
     assert_eq!(c.effective_protocol(), ProtocolVersion::V3);
     assert_eq!(c.protocol_default, ProtocolVersion::V1);
     assert_eq!(c.temperature, 0.5);
-    assert_eq!((c.max_tokens, c.timeout), (100, Duration::from_secs(5)));
+    assert_eq!(
+        (c.max_tokens, c.timeout),
+        (Some(100), Duration::from_secs(5))
+    );
+    // Set, it holds for every provider, the local one included.
+    assert_eq!(c.max_tokens_for(ProviderKind::Local), 100);
     assert_eq!(c.providers.len(), 1);
     assert_eq!(c.providers[0].api_key.as_ref().unwrap().expose(), "key-one");
     assert_eq!(c.aggregator.as_ref().unwrap().model, "agg");

@@ -163,11 +163,10 @@ fn local_provider(
     }
     let mut local = papayu_llm::LocalConfig::new(&path);
     local.temperature = config.temperature;
-    // The network default (16 384) would let a small local model loop for minutes; the local
-    // provider's own default holds unless the user set one.
-    if env_map().contains_key("PAPAYU_LLM_MAX_TOKENS") {
-        local.max_tokens = config.max_tokens;
-    }
+    // Unset, the local provider's own default holds: the network default (16 384) would let a
+    // small local model loop for minutes. Set — in the environment or in `papayu ui`'s settings,
+    // which reach this through `config` — it applies.
+    local.max_tokens = config.max_tokens_for(ProviderKind::Local);
     local.timeout = config.timeout;
     local.prompt_cache = Some(prompt_cache_dir());
     if let Some(threads) = local_threads()? {

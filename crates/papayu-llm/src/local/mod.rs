@@ -55,12 +55,7 @@ use crate::request::{ChatRequest, Completion, Message, Progress, Usage};
 /// most of the memory a small model uses.
 pub const DEFAULT_LOCAL_CONTEXT: u32 = 8_192;
 
-/// Default answer limit of the local provider, in tokens. The grammar bounds every answer (8
-/// actions of at most 1 200 characters, …), so a longer one is a small model looping inside
-/// those bounds; 2 048 tokens take about 35 s on 2 cores, within the default 90 s timeout, and
-/// keep the KV cache (sized prompt + answer) near 80 MB instead of the 190 MB of a full 8 192-token
-/// window.
-pub const DEFAULT_LOCAL_MAX_TOKENS: u32 = 2_048;
+pub use crate::config::DEFAULT_LOCAL_MAX_TOKENS;
 
 /// Prompt tokens decoded per llama.cpp batch.
 const PROMPT_BATCH: u32 = 512;
