@@ -355,14 +355,8 @@ impl<'p> Ctx<'_, 'p> {
                 } else {
                     self.ensure_parents(&a.path)?;
                 }
-                let out = engine::compute_borrowing(
-                    old.as_deref(),
-                    old.as_deref(),
-                    &a.action,
-                    &self.engine,
-                )
-                .map_err(|e| Self::engine_err(a, e))?;
-                self.write(path, old, out)
+                let base = old.clone();
+                self.compute_write(a, path, old, base)
             }
             ActionKind::PatchFile | ActionKind::EditFile | ActionKind::ReplaceRange => {
                 let current = match self.sim(&path)? {
@@ -373,14 +367,7 @@ impl<'p> Ctx<'_, 'p> {
                     Some(orig) => orig.clone(),
                     None => current.clone(),
                 };
-                let out = engine::compute_borrowing(
-                    current.as_deref(),
-                    base.as_deref(),
-                    &a.action,
-                    &self.engine,
-                )
-                .map_err(|e| Self::engine_err(a, e))?;
-                self.write(path, current, out)
+                self.compute_write(a, path, current, base)
             }
             ActionKind::DeleteFile => match self.sim(&path)? {
                 Sim::Absent => Ok(Effect {
@@ -433,6 +420,21 @@ impl<'p> Ctx<'_, 'p> {
                 message: format!("unknown action kind `{k}`"),
             }),
         }
+    }
+
+    /// Compute `a`'s new bytes from `old` (its base hash checked against `base`, the file before
+    /// the plan) and record the write.
+    fn compute_write(
+        &mut self,
+        a: &'p ValidatedAction,
+        path: String,
+        old: Option<Bytes<'p>>,
+        base: Option<Bytes<'p>>,
+    ) -> Result<Effect<'p>, PatchError> {
+        let out =
+            engine::compute_borrowing(old.as_deref(), base.as_deref(), &a.action, &self.engine)
+                .map_err(|e| Self::engine_err(a, e))?;
+        self.write(path, old, out)
     }
 
     /// Record a file write: the op for the journal and the simulated state share the bytes.
