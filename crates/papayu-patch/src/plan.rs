@@ -115,8 +115,8 @@ enum Undo<'p> {
 #[derive(Clone)]
 enum Sim<'p> {
     Absent,
-    /// Shared, so that saving and restoring the overlay around each action (and handing the
-    /// same bytes to the write op and the preview) copies no file content.
+    /// Shared (or borrowed from the plan), so that the overlay, the write op and the preview
+    /// hold the same bytes: planning copies no file content.
     File(Bytes<'p>),
     Dir,
 }
