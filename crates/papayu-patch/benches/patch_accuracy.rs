@@ -217,7 +217,7 @@ struct Case {
     expected: Option<Vec<u8>>,
 }
 
-const CATEGORIES: [&str; 14] = [
+const CATEGORIES: [&str; 15] = [
     "clean",
     "wrong_line_numbers",
     "wrong_counts",
@@ -232,6 +232,7 @@ const CATEGORIES: [&str; 14] = [
     "dup_context_without_hint",
     "conflicting_edit",
     "zero_context_wrong_lines",
+    "zero_context_conflict",
 ];
 
 fn case(t: &Triple, cat: &str, rng: &mut Rng) -> Option<Case> {
@@ -422,7 +423,7 @@ fn case(t: &Triple, cat: &str, rng: &mut Rng) -> Option<Case> {
                 expected: None,
             })
         }
-        "zero_context_wrong_lines" => {
+        "zero_context_wrong_lines" | "zero_context_conflict" => {
             // an LLM diff without context (-U0 style) whose line numbers are off
             let diff = similar::TextDiff::from_lines(&t.before, &t.after)
                 .unified_diff()
@@ -430,12 +431,35 @@ fn case(t: &Triple, cat: &str, rng: &mut Rng) -> Option<Case> {
                 .header("a/f", "b/f")
                 .to_string();
             let mut z = Diff::parse(&diff)?;
+            let mut before = t.before.clone();
+            if cat == "zero_context_conflict" {
+                // … and someone else changed a line its first removing hunk removes: there is no
+                // context to tell the intended place from a copy of that line elsewhere.
+                let (h, k) = z.hunks.iter().find_map(|h| {
+                    let k = h
+                        .lines
+                        .iter()
+                        .filter(|l| !l.starts_with('+'))
+                        .position(|l| l.starts_with('-') && l[1..].trim().len() > 2)?;
+                    Some((h, k))
+                })?;
+                let mut lines: Vec<String> =
+                    before.split_inclusive('\n').map(str::to_owned).collect();
+                let line = lines.get_mut(h.os.checked_sub(1)? + k)?;
+                let body = line.trim_end_matches('\n').to_owned();
+                *line = format!("{body} CONFLICT{}\n", rng.below(1000));
+                before = lines.concat();
+            }
             for h in &mut z.hunks {
                 let delta = 1 + rng.below(20);
                 h.os += delta;
                 h.ns += delta;
             }
-            plain(&z)
+            Some(Case {
+                before: before.into_bytes(),
+                patch: z.render(),
+                expected: (cat == "zero_context_wrong_lines").then(|| t.after.clone().into_bytes()),
+            })
         }
         _ => None,
     }
@@ -656,6 +680,6 @@ fn main() {
         println!();
     }
     println!(
-        "(ok% = correct-apply rate; mis = misapplied count; rej = rejected count. For conflicting_edit every case must be rejected.)"
+        "(ok% = correct-apply rate; mis = misapplied count; rej = rejected count. For conflicting_edit and zero_context_conflict every case must be rejected.)"
     );
 }

@@ -156,8 +156,10 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
                     found = Some((p, tier, cmp));
                     break;
                 }
-                // Several places: defer; the order of the other hunks may leave only one.
-                k if k < AMBIGUITY_LIMIT && !out_of_order && !zero_context => {
+                // Several places: defer; the order of the other hunks may leave only one. A
+                // zero-context hunk too: its lines matched exactly, and the order is the patch's
+                // own structure, not its (here unreliable) line numbers.
+                k if k < AMBIGUITY_LIMIT && !out_of_order => {
                     deferred.push(Deferred {
                         index,
                         candidates: all.clone(),

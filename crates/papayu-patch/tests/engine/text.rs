@@ -138,6 +138,25 @@ fn zero_context_non_unique_hunk_rejected_even_with_exact_header() {
 }
 
 #[test]
+fn zero_context_hunk_placed_by_the_order_of_the_other_hunks() {
+    // `}` is on lines 2 and 4 and both stated lines are wrong; the first hunk (`b`, unique) sits
+    // on line 3, and hunks of an in-order patch follow each other, so only line 4 remains.
+    check(
+        "a\n}\nb\n}\nc\n",
+        "@@ -6 +6 @@\n-b\n+B\n@@ -9 +9 @@\n-}\n+};\n",
+        "a\n}\nB\n};\nc\n",
+        &[Offset, Offset],
+    );
+    // Without a hunk before it, both places stay possible: rejected.
+    check_err(
+        "a\n}\nb\n}\nc\n",
+        "@@ -9 +9 @@\n-}\n+};\n@@ -12 +12 @@\n-c\n+C\n",
+        PatchApplyFailed,
+        &["several places", "[2, 4]"],
+    );
+}
+
+#[test]
 fn zero_context_unique_hunk_applies() {
     check(
         "a\n}\nb\n}\n",
