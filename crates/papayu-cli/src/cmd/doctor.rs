@@ -156,17 +156,14 @@ fn local(
 
 #[cfg(feature = "local")]
 fn probe_local(config: &papayu_agent::AgentConfig, path: &std::path::Path) -> serde_json::Value {
-    use papayu_llm::{ChatRequest, LocalConfig, LocalProvider, Message};
-    let mut local = LocalConfig::new(path);
-    local.timeout = config.timeout;
-    local.prompt_cache = Some(super::session::prompt_cache_dir());
-    match super::session::local_threads() {
-        Ok(Some(threads)) => local.threads = threads,
-        Ok(None) => {}
+    use papayu_llm::{ChatRequest, LocalProvider, Message};
+    let mut local = match super::session::local_config(path) {
+        Ok(local) => local,
         Err(e) => {
             return serde_json::json!({"ok": false, "code": papayu_protocol::ErrorCode::LlmConfig, "error": e.to_string()});
         }
-    }
+    };
+    local.timeout = config.timeout;
     let provider = match LocalProvider::new(local) {
         Ok(p) => p,
         Err(e) => return serde_json::json!({"ok": false, "code": e.code(), "error": e.to_string()}),

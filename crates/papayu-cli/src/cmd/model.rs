@@ -260,7 +260,7 @@ fn report_fetched(target: &Path, downloaded: bool, global: &Global) -> Result<Ex
 #[cfg(feature = "local")]
 fn warm(model: &Path, global: &Global) -> serde_json::Value {
     use papayu_agent::Mode;
-    use papayu_llm::{LocalConfig, LocalProvider, Message};
+    use papayu_llm::{LocalProvider, Message};
 
     let started = std::time::Instant::now();
     let result = (|| -> Result<usize> {
@@ -272,12 +272,7 @@ fn warm(model: &Path, global: &Global) -> serde_json::Value {
         let config_dir = camino::Utf8PathBuf::from_path_buf(crate::cmd::session::config_dir())
             .unwrap_or_default();
         let memory = papayu_memory::Memory::load(config_dir, &root)?;
-        let mut local = LocalConfig::new(model);
-        local.prompt_cache = Some(crate::cmd::session::prompt_cache_dir());
-        if let Some(threads) = crate::cmd::session::local_threads()? {
-            local.threads = threads;
-        }
-        let provider = LocalProvider::new(local)?;
+        let provider = LocalProvider::new(crate::cmd::session::local_config(model)?)?;
         if !global.json {
             eprintln!("papayu: preparing the local model's prompt cache (once, a few seconds)…");
         }

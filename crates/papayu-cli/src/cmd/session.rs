@@ -63,6 +63,7 @@ pub fn model_dir() -> PathBuf {
 
 /// Where the local provider keeps the KV state of system prompts between runs:
 /// `<cache>/papayu/prompt-cache` (derived data: deleting it only costs the next run time).
+#[cfg(feature = "local")]
 pub fn prompt_cache_dir() -> PathBuf {
     cache_dir().join("papayu").join("prompt-cache")
 }
@@ -84,7 +85,8 @@ pub fn named_local_model(global: &Global) -> Option<PathBuf> {
 }
 
 /// `PAPAYU_LOCAL_THREADS`: the local provider's CPU threads (default: every core).
-pub fn local_threads() -> Result<Option<usize>> {
+#[cfg(feature = "local")]
+fn local_threads() -> Result<Option<usize>> {
     let Some(v) = env_map()
         .get("PAPAYU_LOCAL_THREADS")
         .map(|v| v.trim().to_owned())
@@ -99,6 +101,18 @@ pub fn local_threads() -> Result<Option<usize>> {
         ))
         .into()),
     }
+}
+
+/// The local provider's configuration as every command uses it: the model at `path`, the
+/// prompt cache in [`prompt_cache_dir`], `PAPAYU_LOCAL_THREADS` threads (default: every core).
+#[cfg(feature = "local")]
+pub fn local_config(path: &std::path::Path) -> Result<papayu_llm::LocalConfig> {
+    let mut local = papayu_llm::LocalConfig::new(path);
+    local.prompt_cache = Some(prompt_cache_dir());
+    if let Some(threads) = local_threads()? {
+        local.threads = threads;
+    }
+    Ok(local)
 }
 
 /// Which provider a command uses, before anything is loaded.
@@ -161,17 +175,13 @@ fn local_provider(
             )
         });
     }
-    let mut local = papayu_llm::LocalConfig::new(&path);
+    let mut local = local_config(&path)?;
     local.temperature = config.temperature;
     // Unset, the local provider's own default holds: the network default (16 384) would let a
     // small local model loop for minutes. Set — in the environment or in `papayu ui`'s settings,
     // which reach this through `config` — it applies.
     local.max_tokens = config.max_tokens_for(ProviderKind::Local);
     local.timeout = config.timeout;
-    local.prompt_cache = Some(prompt_cache_dir());
-    if let Some(threads) = local_threads()? {
-        local.threads = threads;
-    }
     let provider = papayu_llm::LocalProvider::new(local)?;
     // Said once per process: `papayu ui` builds an agent per project.
     static SAID: AtomicBool = AtomicBool::new(false);
