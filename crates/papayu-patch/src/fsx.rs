@@ -560,7 +560,14 @@ impl Root {
     pub(crate) fn create_exclusive_unsynced(&self, rel: &str, bytes: &[u8]) -> FsResult<bool> {
         let (parent, name) = split_parent(rel);
         let dir = self.open_dir(parent)?;
-        let tmp = format!(".{name}.{}.tmp", std::process::id());
+        // Unique per call, not only per process: two threads of one process (`papayu ui` runs
+        // jobs side by side) would otherwise truncate, link and unlink the same temp file.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let tmp = format!(
+            ".{name}.{}-{}.tmp",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
         let flags =
             OFlags::CREATE | OFlags::TRUNC | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let fd = rustix::fs::openat(&dir, tmp.as_str(), flags, Mode::from_raw_mode(0o644))

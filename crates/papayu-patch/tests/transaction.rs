@@ -140,6 +140,39 @@ fn second_papayu_gets_err_locked_and_a_stale_lock_is_reclaimed() {
 }
 
 #[test]
+fn threads_of_one_process_get_the_lock_or_err_locked_never_an_io_error() {
+    // `papayu ui` runs jobs side by side in one process: taking the lock must not trip over a
+    // temp file another thread of the same process is using.
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::open(dir.path()).unwrap();
+    let mut applied = 0;
+    for round in 0..20 {
+        let plans: Vec<_> = (0..8)
+            .map(|i| {
+                v2(&format!(
+                    r#"{{"actions":[{{"kind":"CREATE_FILE","path":"r{round}/f{i}.txt","content":"x\n"}}],"summary":"s"}}"#
+                ))
+            })
+            .collect();
+        let results: Vec<_> = std::thread::scope(|s| {
+            let handles: Vec<_> = plans
+                .iter()
+                .map(|plan| s.spawn(|| project.transaction(plan).apply().map(|_| ())))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for r in results {
+            match r {
+                Ok(()) => applied += 1,
+                Err(e) => assert_eq!(e.code(), ErrorCode::Locked, "round {round}: {e}"),
+            }
+        }
+    }
+    assert!(applied >= 20, "{applied}");
+    assert!(!dir.path().join(".papa-yu/lock").exists());
+}
+
+#[test]
 fn progress_callback_sees_every_write_and_the_commit() {
     let dir = tempfile::tempdir().unwrap();
     let plan = v2(
