@@ -255,7 +255,8 @@ impl Root {
     ) -> FsResult<()> {
         let (parent, _) = split_parent(rel);
         let dir = self.open_dir(parent)?;
-        self.stage_at(&dir, rel, tmp, bytes, mode)?;
+        let fd = self.write_staged_at(&dir, rel, tmp, bytes, mode)?;
+        self.sync_staged_at(&dir, fd, rel, tmp)?;
         let result = self.rename_staged_at(&dir, rel, tmp).and_then(|()| {
             if sync_dir {
                 self.fsync(&dir, parent_display(parent))
@@ -270,26 +271,12 @@ impl Root {
     }
 
     /// The first half of an atomic write into directory `dir`: check that `rel` may be written
-    /// (not a symlink, directory or special file), then write `bytes` to the temp file `tmp` next
-    /// to it and fsync it. On error no temp file is left behind.
-    pub(crate) fn stage_at(
-        &self,
-        dir: &OwnedFd,
-        rel: &str,
-        tmp: &str,
-        bytes: &[u8],
-        mode: Option<u32>,
-    ) -> FsResult<()> {
-        let fd = self.write_staged_at(dir, rel, tmp, bytes, mode)?;
-        self.sync_staged_at(dir, fd, rel, tmp)
-    }
-
-    /// [`Root::stage_at`] without its fsync, for a caller that stages many files and fsyncs them
-    /// all afterwards ([`Root::sync_staged_at`]): write `bytes` to the temp file `tmp` and start
-    /// its write-back without waiting for it, then return the still open temp file. Starting
-    /// every file's write-back before the first fsync lets the device write all their data at
-    /// once and the filesystem write the metadata they share once (see `journal::apply_ops`).
-    /// On error no temp file is left behind.
+    /// (not a symlink, directory or special file), write `bytes` to the temp file `tmp` next to
+    /// it and start its write-back without waiting for it, then return the still open temp file
+    /// for [`Root::sync_staged_at`] (a caller staging many files fsyncs them all afterwards).
+    /// Starting every file's write-back before the first fsync lets the device write all their
+    /// data at once and the filesystem write the metadata they share once (see
+    /// `journal::apply_ops`). On error no temp file is left behind.
     pub(crate) fn write_staged_at(
         &self,
         dir: &OwnedFd,
