@@ -88,7 +88,7 @@ pub mod trace;
 pub use agent::{
     ActionView, Agent, ApplyOutcome, ApplyPreview, ChatTurn, ContextReport, DroppedBlock,
     FALLBACK_V2_CODES, FALLBACK_V3_CODES, FallbackInfo, MAX_CONTEXT_ROUNDS, PlanOutcome, Progress,
-    ProgressFn, fallback_target, new_trace_id, no_progress,
+    ProgressFn, Round, Stage, fallback_target, new_trace_id, no_progress,
 };
 pub use config::{AgentConfig, ConfigError, ENV_VARIABLES, LlmMode, parse_bool};
 pub use error::AgentError;
