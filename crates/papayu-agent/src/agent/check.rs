@@ -14,7 +14,7 @@ use super::Agent;
 use super::converse::Call;
 use super::views::{Progress, ProgressFn, Stage};
 
-/// What a conversation ended with.
+/// An accepted answer: the response and, in APPLY, its validated plan and preview.
 pub(crate) struct Accepted {
     pub(crate) response: Response,
     pub(crate) plan: Option<(ValidatedPlan, Preview)>,

@@ -89,7 +89,7 @@ impl Agent {
         }
     }
 
-    pub(super) fn system(&self, mode: Mode, version: ProtocolVersion) -> Message {
+    fn system(&self, mode: Mode, version: ProtocolVersion) -> Message {
         Message::system(prompt::system_prompt(
             self.config.llm_mode,
             mode,
