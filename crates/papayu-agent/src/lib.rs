@@ -11,6 +11,7 @@ pub mod prompt;
 pub mod report;
 mod state;
 pub mod trace;
+pub mod verify;
 
 pub use agent::{
     ActionView, Agent, ApplyOutcome, ApplyPreview, ChatTurn, ContextReport, DroppedBlock,
