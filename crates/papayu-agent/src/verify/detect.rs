@@ -174,7 +174,10 @@ fn node_command(root: &Utf8Path) -> Option<TestCommand> {
         && let Some(script) = v.pointer("/scripts/test").and_then(|s| s.as_str())
         && !is_placeholder_npm_test(script)
     {
-        return Some(TestCommand::detected("npm test", "package.json scripts.test"));
+        return Some(TestCommand::detected(
+            "npm test",
+            "package.json scripts.test",
+        ));
     }
     if any_file(root, 3, &is_js_test) {
         return Some(TestCommand::detected(
@@ -278,11 +281,7 @@ mod tests {
         let placeholder = r#"{"scripts":{"test":"echo \"Error: no test specified\" && exit 1"}}"#;
         assert_eq!(detected(&[("package.json", placeholder)]), None);
         assert_eq!(
-            detected(&[
-                ("package.json", placeholder),
-                ("test/cart.test.js", "")
-            ])
-            .as_deref(),
+            detected(&[("package.json", placeholder), ("test/cart.test.js", "")]).as_deref(),
             Some("node --test")
         );
     }

@@ -99,13 +99,12 @@ pub fn judge(
     after: &TestOutcomes,
     targets: &[String],
 ) -> Verdict {
-    let not = |reason: String, still_failing: Vec<String>, regressed: Vec<String>| {
-        Verdict::NotVerified {
+    let not =
+        |reason: String, still_failing: Vec<String>, regressed: Vec<String>| Verdict::NotVerified {
             reason,
             still_failing,
             regressed,
-        }
-    };
+        };
     if baseline.outcomes.is_empty() || after.is_empty() {
         if !baseline.outcomes.is_empty() {
             return not(
@@ -226,7 +225,9 @@ mod tests {
              test_mean (test_calc.CalcTest.test_mean) ... ok\n",
         );
         let v = judge(&b, false, &still, &targets);
-        assert!(matches!(&v, Verdict::NotVerified { still_failing, .. } if still_failing.len() == 1));
+        assert!(
+            matches!(&v, Verdict::NotVerified { still_failing, .. } if still_failing.len() == 1)
+        );
         let broke = parse_outcomes(
             "test_add (test_calc.CalcTest.test_add) ... ok\n\
              test_mean (test_calc.CalcTest.test_mean) ... FAIL\n",

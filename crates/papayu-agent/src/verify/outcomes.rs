@@ -160,8 +160,8 @@ fn go(line: &str, out: &mut TestOutcomes) -> bool {
 /// node's TAP reporter: `ok 1 - adds` / `not ok 2 - subtracts` with nested `# Subtest:` levels
 /// (suites are named by their path, `group > inner`); suites themselves are not tests.
 struct Tap {
-    /// The subtest names open at each indentation level.
-    stack: Vec<(usize, String)>,
+    /// The subtests open at each indentation level: (indent, name, has nested results).
+    stack: Vec<(usize, String, bool)>,
 }
 
 impl Tap {
@@ -169,8 +169,8 @@ impl Tap {
         let indent = line.len() - line.trim_start().len();
         let t = line.trim_start();
         if let Some(name) = t.strip_prefix("# Subtest: ") {
-            self.stack.retain(|(i, _)| *i < indent);
-            self.stack.push((indent, name.trim().to_owned()));
+            self.stack.retain(|(i, _, _)| *i < indent);
+            self.stack.push((indent, name.trim().to_owned(), false));
             return true;
         }
         let (status, rest) = if let Some(r) = t.strip_prefix("not ok ") {
@@ -192,18 +192,23 @@ impl Tap {
         } else {
             status
         };
-        // The path of enclosing subtests at smaller indentation.
+        // A suite's own result line comes after its subtests' and repeats them.
+        let is_suite = self
+            .stack
+            .iter()
+            .any(|(i, n, nested)| *i == indent && n == name && *nested);
         let mut path: Vec<&str> = self
             .stack
             .iter()
-            .filter(|(i, _)| *i < indent)
-            .map(|(_, n)| n.as_str())
+            .filter(|(i, _, _)| *i < indent)
+            .map(|(_, n, _)| n.as_str())
             .collect();
         path.push(name);
         let full = path.join(" > ");
-        // A suite's own line closes its subtests; its outcome repeats theirs.
-        let is_suite = self.stack.iter().any(|(i, _)| *i > indent);
-        self.stack.retain(|(i, _)| *i < indent);
+        for entry in self.stack.iter_mut().filter(|(i, _, _)| *i < indent) {
+            entry.2 = true;
+        }
+        self.stack.retain(|(i, _, _)| *i < indent);
         if !is_suite {
             out.record(full, status);
         }
@@ -211,28 +216,47 @@ impl Tap {
     }
 }
 
-/// node's spec reporter: `✔ adds (0.5ms)` / `✖ subtracts (1ms)` / `﹣ later (0.1ms) # SKIP`.
-fn spec(line: &str, out: &mut TestOutcomes) -> bool {
-    let t = line.trim_start();
-    let (status, rest) = if let Some(r) = t.strip_prefix("✔ ") {
-        (TestStatus::Pass, r)
-    } else if let Some(r) = t.strip_prefix("✖ ") {
-        (TestStatus::Fail, r)
-    } else if let Some(r) = t.strip_prefix("﹣ ") {
-        (TestStatus::Skip, r)
-    } else {
-        return false;
-    };
-    // `✖ failing tests:` starts the reporter's summary, which repeats the failures.
-    if rest.ends_with(':') {
-        return false;
+/// node's spec reporter: `✔ adds (0.5ms)` / `✖ subtracts (1ms)` / `﹣ later (0.1ms) # SKIP`; a
+/// suite opens with `▶ group` and closes with its own `✔`/`✖ group (…)`, which is not a test.
+struct Spec {
+    /// Suites opened by `▶ name` and not closed yet: (indent, name).
+    suites: Vec<(usize, String)>,
+}
+
+impl Spec {
+    fn line(&mut self, line: &str, out: &mut TestOutcomes) -> bool {
+        let indent = line.len() - line.trim_start().len();
+        let t = line.trim_start();
+        if let Some(name) = t.strip_prefix("▶ ") {
+            if !name.trim_end().ends_with(')') {
+                self.suites.push((indent, name.trim().to_owned()));
+            }
+            return true;
+        }
+        let (status, rest) = if let Some(r) = t.strip_prefix("✔ ") {
+            (TestStatus::Pass, r)
+        } else if let Some(r) = t.strip_prefix("✖ ") {
+            (TestStatus::Fail, r)
+        } else if let Some(r) = t.strip_prefix("﹣ ") {
+            (TestStatus::Skip, r)
+        } else {
+            return false;
+        };
+        let name = match rest.rfind(" (") {
+            Some(i) if rest.trim_end().ends_with(')') || rest.contains("# SKIP") => &rest[..i],
+            _ => rest,
+        };
+        if let Some(at) = self
+            .suites
+            .iter()
+            .rposition(|(i, n)| *i == indent && n == name)
+        {
+            self.suites.truncate(at);
+            return true;
+        }
+        out.record(name, status);
+        true
     }
-    let name = match rest.rfind(" (") {
-        Some(i) if rest.trim_end().ends_with(')') || rest.contains("# SKIP") => &rest[..i],
-        _ => rest,
-    };
-    out.record(name, status);
-    true
 }
 
 /// The per-test outcomes in a test run's combined output (see the module docs for the
@@ -240,6 +264,7 @@ fn spec(line: &str, out: &mut TestOutcomes) -> bool {
 pub fn parse_outcomes(output: &str) -> TestOutcomes {
     let mut out = TestOutcomes::default();
     let mut tap = Tap { stack: Vec::new() };
+    let mut spec = Spec { suites: Vec::new() };
     let mut binary = String::new();
     let mut in_spec_summary = false;
     for raw in output.lines() {
@@ -269,7 +294,7 @@ pub fn parse_outcomes(output: &str) -> TestOutcomes {
             || pytest(line, &mut out)
             || go(line, &mut out)
             || tap.line(line, &mut out)
-            || spec(line, &mut out);
+            || spec.line(line, &mut out);
     }
     out
 }
@@ -396,19 +421,41 @@ FAILED (failures=1, errors=1, skipped=1)
 
     #[test]
     fn node_tap_with_a_suite() {
-        let o = parse_outcomes(
-            "TAP version 13\n# Subtest: adds\nok 1 - adds\n  ---\n  duration_ms: 1.1\n  ...\n\
-             # Subtest: subtracts\nnot ok 2 - subtracts\n  ---\n  error: |-\n    0 !== 2\n  ...\n\
-             # Subtest: group\n    # Subtest: inner ok\n    ok 1 - inner ok\n\
-                 # Subtest: inner bad\n    not ok 2 - inner bad\n    1..2\nnot ok 3 - group\n\
-             # Subtest: later\nok 4 - later # SKIP\n1..4\n# tests 4\n# pass 2\n",
-        );
+        let tap = [
+            "TAP version 13",
+            "# Subtest: adds",
+            "ok 1 - adds",
+            "  ---",
+            "  duration_ms: 1.1",
+            "  ...",
+            "# Subtest: subtracts",
+            "not ok 2 - subtracts",
+            "  ---",
+            "  error: |-",
+            "    0 !== 2",
+            "  ...",
+            "# Subtest: group",
+            "    # Subtest: inner ok",
+            "    ok 1 - inner ok",
+            "    # Subtest: inner bad",
+            "    not ok 2 - inner bad",
+            "    1..2",
+            "not ok 3 - group",
+            "# Subtest: later",
+            "ok 4 - later # SKIP",
+            "1..4",
+            "# tests 4",
+            "# pass 2",
+        ]
+        .join("\n");
+        let o = parse_outcomes(&tap);
         assert_eq!(o.get("adds"), Some(TestStatus::Pass));
         assert_eq!(o.get("subtracts"), Some(TestStatus::Fail));
         assert_eq!(o.get("group > inner ok"), Some(TestStatus::Pass));
         assert_eq!(o.get("group > inner bad"), Some(TestStatus::Fail));
         assert_eq!(o.get("later"), Some(TestStatus::Skip));
         assert_eq!(o.get("group"), None, "a suite is not a test");
+        assert_eq!(o.tests.len(), 5);
     }
 
     #[test]
@@ -431,6 +478,66 @@ FAILED (failures=1, errors=1, skipped=1)
         assert_eq!(o.get("TestAdd"), Some(TestStatus::Fail));
         assert_eq!(o.get("TestSub"), Some(TestStatus::Pass));
         assert_eq!(o.get("TestSub/later"), Some(TestStatus::Skip));
+    }
+
+    /// Real output of each runner on the same small failing suites (recorded on this project's
+    /// CI machine: Python 3.11, node 20, cargo 1.95).
+    #[test]
+    fn recorded_runner_output() {
+        let fixture = |text: &str, expect: &[(&str, TestStatus)], count: usize| {
+            let o = parse_outcomes(text);
+            for (name, status) in expect {
+                assert_eq!(o.get(name), Some(*status), "{name} in {:?}", o.tests);
+            }
+            assert_eq!(o.tests.len(), count, "{:?}", o.tests);
+        };
+        use TestStatus::{Fail, Pass, Skip};
+        fixture(
+            include_str!("../../tests/fixtures/runner-output/unittest.txt"),
+            &[
+                ("test_calc.CalcTest.test_add", Fail),
+                ("test_calc.CalcTest.test_err", Fail),
+                ("test_calc.CalcTest.test_mul", Pass),
+                ("test_calc.CalcTest.test_skip", Skip),
+            ],
+            4,
+        );
+        fixture(
+            include_str!("../../tests/fixtures/runner-output/node-tap.txt"),
+            &[
+                ("adds", Pass),
+                ("subtracts", Fail),
+                ("group > inner ok", Pass),
+                ("group > inner bad", Fail),
+            ],
+            4,
+        );
+        fixture(
+            include_str!("../../tests/fixtures/runner-output/node-spec.txt"),
+            &[
+                ("adds", Pass),
+                ("subtracts", Fail),
+                ("inner ok", Pass),
+                ("inner bad", Fail),
+            ],
+            4,
+        );
+        fixture(
+            include_str!("../../tests/fixtures/runner-output/cargo.txt"),
+            &[
+                ("src/lib.rs::tests::adds", Fail),
+                ("src/lib.rs::tests::panics", Fail),
+                ("src/lib.rs::tests::zero", Pass),
+                ("src/lib.rs::tests::later", Skip),
+                ("tests/integ.rs::it_works", Fail),
+            ],
+            5,
+        );
+        fixture(
+            include_str!("../../tests/fixtures/runner-output/cargo-quiet.txt"),
+            &[("tests::adds", Fail), ("tests::panics", Fail)],
+            2,
+        );
     }
 
     #[test]
