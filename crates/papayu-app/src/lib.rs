@@ -448,12 +448,13 @@ impl App {
         let s = args.settings;
         s.validate()?;
         let o = &self.inner.options;
-        // Only configuration errors of the settings themselves: a missing key variable is
-        // reported when a model call needs it.
-        let env = s.effective_env(&o.env, &|_| Some("-".to_owned()))?;
-        AgentConfig::from_env_map(&env).map_err(|e| {
+        // Only configuration errors: a missing key variable is reported when a model call
+        // needs it.
+        let refused = |e: papayu_agent::ConfigError| {
             ApiError::bad_request(format!("{e} (the settings override this variable)"))
-        })?;
+        };
+        let mut config = AgentConfig::from_env_map(&o.env).map_err(refused)?;
+        s.apply_fields(&mut config).map_err(refused)?;
         self.inner.store.save_settings(&s)?;
         self.inner.generation.fetch_add(1, Ordering::SeqCst);
         Ok(s)
