@@ -53,7 +53,7 @@ impl Verdict {
 /// the file or module it lives in (`test_calc`, `test_calc.py`).
 fn name_parts(name: &str) -> Vec<String> {
     let segments: Vec<&str> = name
-        .split(|c: char| matches!(c, '.' | ':' | '/' | '>' | ' '))
+        .split(['.', ':', '/', '>', ' '])
         .filter(|s| !s.is_empty())
         .collect();
     let mut parts = Vec::new();
