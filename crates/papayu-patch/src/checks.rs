@@ -31,6 +31,26 @@ pub enum Checks {
     Detect,
 }
 
+/// How check commands are confined. A check runs code the model wrote (the project's tests,
+/// after a change): confined, it can write only inside the project and a temporary directory,
+/// and reach no network, where the operating system allows it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Sandbox {
+    /// Run as the user, unconfined.
+    #[default]
+    None,
+    /// Run through a launcher: `program args… --write <project> --write <tmp> -- sh -c <cmd>`.
+    /// The launcher confines itself (e.g. Landlock) and then executes the rest; it must exit
+    /// with the command's status. `papayu sandbox-exec` is one.
+    Launcher {
+        /// The launcher executable.
+        program: std::path::PathBuf,
+        /// Arguments before the writable directories.
+        args: Vec<std::ffi::OsString>,
+    },
+}
+
 /// The outcome of one check command.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CheckReport {
@@ -118,13 +138,16 @@ fn pycache_dir() -> std::path::PathBuf {
     std::env::temp_dir().join(format!("papayu-pycache-{}-{n}", std::process::id()))
 }
 
-/// Run one command in `dir` with a timeout; on timeout its whole process group is killed.
-/// Setting `cancel` kills it the same way.
-pub(crate) fn run(
+/// Run one command in `dir` (`sh -c`, its own process group, confined by `sandbox`) with a
+/// timeout; on timeout, or when `cancel` is set, its whole process group is killed. Nothing
+/// is journaled: the transaction runs it as a check; callers run it before a change (a
+/// baseline) too.
+pub fn run_check(
     dir: &Path,
     command: &str,
     timeout: Duration,
     cancel: Option<&std::sync::atomic::AtomicBool>,
+    sandbox: &Sandbox,
 ) -> CheckReport {
     let started = Instant::now();
     let fail = |status: String| CheckReport {
@@ -142,7 +165,21 @@ pub(crate) fn run(
         Ok(w) => w,
         Err(e) => return fail(format!("could not create a pipe: {e}")),
     };
-    let mut cmd = Command::new("sh");
+    let scratch = std::env::temp_dir();
+    let mut cmd = match sandbox {
+        Sandbox::None => Command::new("sh"),
+        Sandbox::Launcher { program, args } => {
+            let mut c = Command::new(program);
+            c.args(args)
+                .arg("--write")
+                .arg(dir)
+                .arg("--write")
+                .arg(&scratch)
+                .arg("--")
+                .arg("sh");
+            c
+        }
+    };
     cmd.arg("-c")
         .arg(command)
         .current_dir(dir)

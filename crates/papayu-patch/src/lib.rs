@@ -49,7 +49,7 @@ mod lock;
 mod plan;
 mod tx;
 
-pub use checks::{CHECK_LOG, CheckReport, Checks, OUTPUT_TAIL_BYTES};
+pub use checks::{CHECK_LOG, CheckReport, Checks, OUTPUT_TAIL_BYTES, Sandbox, run_check};
 pub use error::PatchError;
 pub use journal::{ActionRecord, RecoveryReport, TxKind};
 pub use tx::{

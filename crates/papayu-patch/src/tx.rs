@@ -9,7 +9,7 @@ use papayu_protocol::ActionKind;
 use papayu_validate::ValidatedPlan;
 use serde::Serialize;
 
-use crate::checks::{self, CheckReport, Checks};
+use crate::checks::{self, CheckReport, Checks, Sandbox};
 use crate::engine::EngineOptions;
 use crate::error::PatchError;
 use crate::fsx::Root;
@@ -55,6 +55,7 @@ pub struct Progress<'a> {
 }
 
 type ProgressFn<'a> = Box<dyn FnMut(&Progress<'_>) + 'a>;
+type JudgeFn<'a> = Box<dyn Fn(&CheckReport) -> Result<(), String> + 'a>;
 
 /// Options of one apply (or undo/redo).
 #[non_exhaustive]
@@ -67,7 +68,10 @@ pub struct ApplyOptions<'a> {
     pub engine: EngineOptions,
     /// Undo stack depth (oldest transactions beyond it are pruned).
     pub undo_depth: usize,
+    /// How check commands are confined.
+    pub sandbox: Sandbox,
     progress: Option<ProgressFn<'a>>,
+    judge: Option<JudgeFn<'a>>,
     cancel: Option<Arc<AtomicBool>>,
     #[cfg(any(test, feature = "fault-injection"))]
     fault: Option<crate::fault::FaultPlan>,
@@ -80,7 +84,9 @@ impl Default for ApplyOptions<'_> {
             check_timeout: DEFAULT_CHECK_TIMEOUT,
             engine: EngineOptions::default(),
             undo_depth: DEFAULT_UNDO_DEPTH,
+            sandbox: Sandbox::None,
             progress: None,
+            judge: None,
             cancel: None,
             #[cfg(any(test, feature = "fault-injection"))]
             fault: None,
@@ -121,6 +127,21 @@ impl<'a> ApplyOptions<'a> {
     /// Undo stack depth (default 50).
     pub fn undo_depth(mut self, depth: usize) -> Self {
         self.undo_depth = depth.max(1);
+        self
+    }
+
+    /// Confine check commands with `sandbox`.
+    pub fn sandbox(mut self, sandbox: Sandbox) -> Self {
+        self.sandbox = sandbox;
+        self
+    }
+
+    /// Let `judge` decide whether a check run passes (instead of its exit status): the
+    /// transaction commits only when it returns `Ok` for every check; an `Err` is the reason
+    /// the change is rolled back ([`PatchError::CheckFailed`]'s status). papayu-agent judges
+    /// the project's tests against the run before the change this way.
+    pub fn judge(mut self, judge: impl Fn(&CheckReport) -> Result<(), String> + 'a) -> Self {
+        self.judge = Some(Box::new(judge));
         self
     }
 
@@ -792,31 +813,39 @@ fn execute_with_checks(
         };
         if !commands.is_empty() {
             let mut reports = Vec::new();
+            let mut failed: Option<(CheckReport, String)> = None;
             let total = commands.len();
             for (i, c) in commands.iter().enumerate() {
-                let r = checks::run(
+                let r = checks::run_check(
                     root.path(),
                     c,
                     options.check_timeout,
                     options.cancel.as_deref(),
+                    &options.sandbox,
                 );
-                let ok = r.success;
+                // A judge decides what a run means; without one, exit status 0 passes.
+                let verdict = match &options.judge {
+                    Some(judge) => judge(&r),
+                    None if r.success => Ok(()),
+                    None => Err(r.status.clone()),
+                };
                 options.report_check(Stage::Checking, i + 1, total, c, Some(&r));
-                reports.push(r);
-                if !ok {
+                if let Err(why) = verdict {
+                    failed = Some((r.clone(), why));
+                    reports.push(r);
                     break;
                 }
+                reports.push(r);
             }
             checks::save_log(root, &reports);
-            let failed = reports.iter().find(|r| !r.success).cloned();
             *check_reports.borrow_mut() = reports;
             if options.cancelled() {
                 return Err(PatchError::Cancelled);
             }
-            if let Some(r) = failed {
+            if let Some((r, why)) = failed {
                 return Err(PatchError::CheckFailed {
                     command: r.command,
-                    status: r.status,
+                    status: why,
                     output: r.output,
                 });
             }
