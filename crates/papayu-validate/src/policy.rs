@@ -332,29 +332,6 @@ const PROTECTED_DIRS: &[(&str, &str)] = &[
     (".gnupg", ".gnupg/**"),
 ];
 
-/// File names that hold credentials in every tool that reads them.
-const PROTECTED_NAMES: &[&str] = &[
-    ".env",
-    ".envrc",
-    ".npmrc",
-    ".pypirc",
-    ".netrc",
-    "_netrc",
-    ".git-credentials",
-    ".pgpass",
-    ".my.cnf",
-    ".htpasswd",
-    ".htdigest",
-    ".dockercfg",
-    ".s3cfg",
-    ".boto",
-    ".vault-token",
-    ".terraformrc",
-    "credentials.tfrc.json",
-    "credentials.json",
-    "application_default_credentials.json",
-];
-
 /// Extensions of key stores and private keys.
 const PROTECTED_EXTENSIONS: &[(&str, &str)] = &[
     ("pem", "*.pem"),
@@ -410,7 +387,11 @@ pub(crate) fn builtin_protected(folded: &str) -> Option<&'static str> {
 }
 
 fn protected_file_name(name: &str, parent: Option<&str>) -> Option<&'static str> {
-    if let Some(n) = PROTECTED_NAMES.iter().find(|n| **n == name) {
+    // The plain names of the list (`.npmrc`, `credentials.json`, …) are matched as they are.
+    if let Some(n) = BUILTIN_PROTECTED
+        .iter()
+        .find(|p| !p.contains(['*', '/', ' ']) && **p == name)
+    {
         return Some(n);
     }
     if name.starts_with(".env.") && name != ".env.example" {
