@@ -13,4 +13,5 @@ mod flow;
 mod golden;
 mod observe;
 mod prompts;
+mod secrets;
 mod support;
