@@ -259,12 +259,25 @@ pub fn redact_value(value: &mut Value) {
 }
 
 /// Write `trace` to `.papa-yu/traces/<trace_id>.json` atomically, redacted.
+///
+/// Fixture files whose path is protected (papayu-validate's built-in list: `.env`, `.npmrc`,
+/// keys, …) are left out whole: an answer may name such a file, but its content is never
+/// copied into a trace.
 pub fn write_trace(root: &Utf8Path, trace: &TraceRecord) -> Result<Utf8PathBuf, AgentError> {
     let path = trace_path(root, &trace.trace_id);
     let mut value = serde_json::to_value(trace).map_err(|e| AgentError::State {
         path: path.clone(),
         message: e.to_string(),
     })?;
+    if let Some(files) = value.get_mut("fixture").and_then(Value::as_array_mut) {
+        let policy = papayu_validate::Policy::default();
+        files.retain(|f| {
+            f.get("path")
+                .and_then(Value::as_str)
+                .and_then(|p| papayu_validate::RelPath::parse(p).ok())
+                .is_some_and(|p| !policy.is_protected(&p))
+        });
+    }
     redact_value(&mut value);
     let bytes = serde_json::to_vec_pretty(&value).map_err(|e| AgentError::State {
         path: path.clone(),
@@ -361,8 +374,32 @@ pub fn list_traces(root: &Utf8Path) -> Result<Vec<TraceSummary>, AgentError> {
         .collect())
 }
 
+/// Whether `id` is a trace id papayu writes (a lowercase UUID, hex digits with dashes at 8,
+/// 13, 18 and 23) or a non-empty prefix of one.
+pub fn is_trace_id_prefix(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 36
+        && id.bytes().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => b == b'-',
+            _ => b.is_ascii_digit() || (b'a'..=b'f').contains(&b),
+        })
+}
+
 /// `papayu trace show <id>`: the trace whose id is `id` or starts with it (a unique prefix).
+///
+/// `id` must be a trace id or a prefix of one ([`is_trace_id_prefix`]): it names a file under
+/// `.papa-yu/traces/`, so a path such as `../../x` is refused before anything is opened.
 pub fn show_trace(root: &Utf8Path, id: &str) -> Result<TraceRecord, AgentError> {
+    if !is_trace_id_prefix(id) {
+        let shown: String = id.chars().take(40).collect();
+        return Err(AgentError::State {
+            path: root.join(TRACES_DIR),
+            message: format!(
+                "{shown:?} is not a trace id: give the UUID papayu printed (lowercase hex digits \
+                 and dashes, e.g. 0190c3a2-7b1e-7c4d-9f00-1a2b3c4d5e6f) or a prefix of it"
+            ),
+        });
+    }
     let exact = trace_path(root, id);
     if exact.is_file() {
         return load_trace(&exact);
@@ -382,5 +419,54 @@ pub fn show_trace(root: &Utf8Path, id: &str) -> Result<TraceRecord, AgentError> 
             path: exact,
             message: format!("{n} traces start with `{id}`; give more of the id"),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn r_trace_show_refuses_a_path_as_trace_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = Utf8Path::from_path(dir.path()).unwrap();
+        let root = base.join("a/b");
+        fs_err::create_dir_all(root.join(TRACES_DIR)).unwrap();
+        fs_err::write(base.join("x.json"), r#"{"api_key": "leaked-value-1234"}"#).unwrap();
+        fs_err::write(
+            root.join(".papa-yu/x.json"),
+            r#"{"k": "leaked-value-1234"}"#,
+        )
+        .unwrap();
+        for id in [
+            "../../x",
+            "../../../a/b/.papa-yu/x",
+            "../x",
+            "/etc/passwd",
+            "x",
+            "0190c3a2/../../x",
+            "0190C3A2",
+            "0190c3a2-7b1e-7c4d-9f00-1a2b3c4d5e6f0",
+            "",
+            "0190c3a2_7b1e",
+        ] {
+            let err = show_trace(&root, id).unwrap_err();
+            let text = err.to_string();
+            assert!(text.contains("is not a trace id"), "{id}: {text}");
+            assert!(!text.contains("leaked-value"), "{id}: {text}");
+        }
+    }
+
+    #[test]
+    fn trace_ids_and_their_prefixes_are_accepted() {
+        let id = uuid::Uuid::now_v7().to_string();
+        for n in 1..=id.len() {
+            assert!(is_trace_id_prefix(&id[..n]), "{}", &id[..n]);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let err = show_trace(root, &id[..8]).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Io, "{err}");
+        assert!(err.to_string().contains("no such trace"), "{err}");
     }
 }

@@ -16,7 +16,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use papayu_validate::{Policy, RelPath};
+use papayu_validate::{ErrorCode, Policy, RelPath};
 
 use crate::ContextError;
 
@@ -92,7 +92,11 @@ pub(crate) fn is_protected_entry(policy: &Policy, root: &Path, entry: &ignore::D
     let Some(rel) = rel.to_str() else {
         return false;
     };
-    RelPath::parse(rel).is_ok_and(|rel| policy.is_protected(&rel))
+    match RelPath::parse(rel) {
+        Ok(rel) => policy.is_protected(&rel),
+        // A name that is a protected one in macOS's or Windows' reading (`.g\u{200c}it`).
+        Err(e) => e.code == ErrorCode::ProtectedPath,
+    }
 }
 
 /// Whether a path lies in a third-party directory that stack-trace gathering skips.
@@ -160,7 +164,10 @@ impl Root {
 
     /// Validate and resolve `raw` (a path string from the model).
     pub fn resolve(&self, raw: &str) -> Result<Resolved, Refusal> {
-        let rel = RelPath::parse(raw).map_err(|e| Refusal::InvalidPath(e.message))?;
+        let rel = RelPath::parse(raw).map_err(|e| match e.code {
+            ErrorCode::ProtectedPath => Refusal::Protected(display_raw(raw)),
+            _ => Refusal::InvalidPath(e.message),
+        })?;
         self.resolve_rel(rel)
     }
 

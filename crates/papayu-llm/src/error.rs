@@ -52,6 +52,15 @@ pub enum LlmError {
         /// What was expected and what came.
         message: String,
     },
+    /// The provider's answer grew past the size cap ([`crate::ChatRequest::max_answer_bytes`]);
+    /// papayu stopped reading and dropped the connection.
+    #[error("{url}: the answer is larger than {limit} bytes; papayu stopped reading it")]
+    AnswerTooLarge {
+        /// The endpoint.
+        url: String,
+        /// The cap, in bytes.
+        limit: usize,
+    },
     /// The answer (after the repair round, if any) still breaks the protocol or the caller's
     /// validation rules.
     #[error("the answer was rejected: {}", papayu_protocol::join_violations(.violations))]
@@ -103,6 +112,7 @@ impl LlmError {
             Self::Network { .. } => ErrorCode::LlmNetwork,
             Self::Http { .. } => ErrorCode::LlmHttp,
             Self::BadResponse { .. } | Self::Inference { .. } => ErrorCode::LlmBadResponse,
+            Self::AnswerTooLarge { .. } => ErrorCode::ContentTooLarge,
             Self::ModelNotFound { .. } => ErrorCode::ModelNotFound,
             Self::ModelInvalid { .. } => ErrorCode::ModelInvalid,
             Self::InvalidAnswer { violations } => violations

@@ -48,6 +48,16 @@ pub trait Provider: Send + Sync {
 
 /// Longest provider error body kept in an [`LlmError::Http`].
 const MAX_ERROR_BODY_CHARS: usize = 2_000;
+/// Most bytes of an error body read (the rest is not needed for the message).
+const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+
+/// Most bytes read off the wire for an answer of at most `cap` bytes of text: room for the
+/// JSON envelope and escapes, or for SSE/NDJSON framing around every token, and for keep-alive
+/// lines, but not for an endless stream.
+fn wire_limit(cap: usize, stream: bool) -> usize {
+    cap.saturating_mul(if stream { 8 } else { 2 })
+        .saturating_add(1 << 20)
+}
 
 /// The provider for `openai`, `openai-compatible`, `ollama` and `anthropic`.
 #[derive(Debug, Clone)]
@@ -68,6 +78,8 @@ enum Failure {
     Network(String),
     Timeout,
     Bad(String),
+    /// The answer passed the size cap (in bytes); reading stopped there.
+    TooLarge(usize),
 }
 
 impl HttpProvider {
@@ -350,6 +362,18 @@ impl HttpProvider {
                         message: shorten(&redact(&message), MAX_ERROR_BODY_CHARS),
                     });
                 }
+                Failure::TooLarge(limit) => {
+                    tracing::warn!(
+                        event = "LLM_RESPONSE_TOO_LARGE",
+                        provider = self.config.kind.as_str(),
+                        model = %self.config.model,
+                        limit,
+                    );
+                    return Err(LlmError::AnswerTooLarge {
+                        url: self.endpoint.clone(),
+                        limit,
+                    });
+                }
             };
             if !retryable || attempt >= policy.max_retries {
                 return Err(error);
@@ -400,10 +424,11 @@ impl HttpProvider {
         let status = response.status();
         if !status.is_success() {
             let retry_after = retry_after(response.headers());
-            let body = response.text().await.map_err(transport_failure)?;
+            // The start of an error body says what is wrong; the rest is not read.
+            let (body, _) = read_body(response, MAX_ERROR_BODY_BYTES).await?;
             return Err(Failure::Http {
                 status: status.as_u16(),
-                body,
+                body: String::from_utf8_lossy(&body).into_owned(),
                 retry_after,
             });
         }
@@ -413,29 +438,61 @@ impl HttpProvider {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("application/json"));
         let kind = self.config.kind;
+        let cap = request.max_answer_bytes;
         // A server that ignores `stream: true` answers with one JSON document: read it as such.
         if !request.stream || (is_json && kind != ProviderKind::Ollama) {
-            let bytes = response.bytes().await.map_err(transport_failure)?;
+            let (bytes, complete) = read_body(response, wire_limit(cap, false)).await?;
+            if !complete {
+                return Err(Failure::TooLarge(cap));
+            }
             let answer = dialect::parse_body(kind, &bytes).map_err(Failure::Bad)?;
+            if answer.text.len() > cap {
+                return Err(Failure::TooLarge(cap));
+            }
             if let Some(progress) = &request.progress {
                 progress(answer.text.chars().count());
             }
             return Ok(answer);
         }
-        read_stream(kind, response, request.progress.as_ref()).await
+        read_stream(kind, response, request.progress.as_ref(), cap).await
     }
+}
+
+/// At most `limit` bytes of the body, read chunk by chunk, and whether that is all of it. A
+/// longer body is abandoned there (the connection is dropped with the response): a provider
+/// cannot make papayu buffer an endless answer.
+async fn read_body(
+    mut response: reqwest::Response,
+    limit: usize,
+) -> Result<(Vec<u8>, bool), Failure> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(transport_failure)? {
+        if body.len() + chunk.len() > limit {
+            body.extend_from_slice(&chunk[..limit - body.len()]);
+            return Ok((body, false));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((body, true))
 }
 
 async fn read_stream(
     kind: ProviderKind,
     response: reqwest::Response,
     progress: Option<&Progress>,
+    cap: usize,
 ) -> Result<Answer, Failure> {
     let mut state = StreamState::default();
     let mut lines = LineSplitter::default();
     let mut chunks = response.bytes_stream();
+    let wire_cap = wire_limit(cap, true);
+    let mut wire = 0usize;
     while let Some(chunk) = chunks.next().await {
         let chunk = chunk.map_err(transport_failure)?;
+        wire = wire.saturating_add(chunk.len());
+        if wire > wire_cap {
+            return Err(Failure::TooLarge(cap));
+        }
         let mut grew = false;
         lines
             .push(&chunk, |line| {
@@ -443,6 +500,9 @@ async fn read_stream(
                 Ok(())
             })
             .map_err(Failure::Bad)?;
+        if state.answer.text.len() > cap {
+            return Err(Failure::TooLarge(cap));
+        }
         if grew && let Some(progress) = progress {
             progress(state.chars);
         }

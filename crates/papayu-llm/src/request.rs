@@ -86,6 +86,10 @@ pub struct ChatRequest {
     pub stream: bool,
     /// Progress callback for streamed answers.
     pub progress: Option<Progress>,
+    /// The longest answer text accepted, in bytes (default
+    /// [`papayu_protocol::MAX_ANSWER_BYTES`]); the provider stops reading past it and the call
+    /// fails with [`LlmError::AnswerTooLarge`](crate::LlmError::AnswerTooLarge).
+    pub max_answer_bytes: usize,
 }
 
 impl ChatRequest {
@@ -98,7 +102,14 @@ impl ChatRequest {
             max_tokens: None,
             stream: false,
             progress: None,
+            max_answer_bytes: papayu_protocol::MAX_ANSWER_BYTES,
         }
+    }
+
+    /// Accept answers of at most `bytes` bytes.
+    pub fn max_answer_bytes(mut self, bytes: usize) -> Self {
+        self.max_answer_bytes = bytes;
+        self
     }
 
     /// Set the protocol version.
@@ -144,6 +155,7 @@ impl fmt::Debug for ChatRequest {
             .field("max_tokens", &self.max_tokens)
             .field("stream", &self.stream)
             .field("progress", &self.progress.is_some())
+            .field("max_answer_bytes", &self.max_answer_bytes)
             .finish()
     }
 }

@@ -4,6 +4,8 @@
 // Helpers outside `#[test]` functions may panic: a broken fixture should fail loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "all/answer_cap.rs"]
+mod answer_cap;
 #[path = "all/common.rs"]
 mod common;
 #[path = "all/conformance.rs"]
@@ -24,6 +26,8 @@ mod local;
 mod plan;
 #[path = "all/redaction.rs"]
 mod redaction;
+#[path = "all/secret_corpus.rs"]
+mod secret_corpus;
 #[path = "all/streaming.rs"]
 mod streaming;
 #[path = "all/transport.rs"]

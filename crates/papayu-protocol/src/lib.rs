@@ -8,8 +8,8 @@ mod types;
 
 pub use error_code::{ErrorCode, UnknownErrorCode};
 pub use parse::{
-    Document, ParseError, Violation, document_from_value, extract_json, join_violations,
-    parse_document, parse_response, parse_value, strip_nulls,
+    Document, MAX_ACTIONS, MAX_ANSWER_BYTES, ParseError, Violation, document_from_value,
+    extract_json, join_violations, parse_document, parse_response, parse_value, strip_nulls,
 };
 pub use schema::{SchemaVariant, schema_hash, sha256_hex};
 pub use types::{

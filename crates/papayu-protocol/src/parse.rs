@@ -1,5 +1,7 @@
 //! Turning a model's answer into typed data (SPEC §3.3).
 
+mod extract;
+
 use std::sync::OnceLock;
 
 use serde::de::DeserializeOwned;
@@ -8,6 +10,8 @@ use serde_json::{Map, Value};
 use crate::error_code::ErrorCode;
 use crate::schema::{SchemaVariant, schema_value};
 use crate::types::{Action, ActionKind, ProtocolVersion, Response};
+
+pub use extract::{MAX_ACTIONS, MAX_ANSWER_BYTES};
 
 /// Why an answer could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,6 +46,20 @@ pub enum ParseError {
         /// The effective protocol version.
         version: ProtocolVersion,
     },
+    /// The answer is larger than [`MAX_ANSWER_BYTES`]; it was not parsed.
+    #[error("the answer is {bytes} bytes; papayu reads at most {limit}. Send a smaller plan")]
+    TooLarge {
+        /// Size of the answer.
+        bytes: usize,
+        /// [`MAX_ANSWER_BYTES`].
+        limit: usize,
+    },
+    /// The answer holds more than [`MAX_ACTIONS`] actions; it was not parsed in full.
+    #[error("the answer holds more than {limit} actions. Split the change into smaller plans")]
+    TooManyActions {
+        /// [`MAX_ACTIONS`].
+        limit: usize,
+    },
 }
 
 impl ParseError {
@@ -50,6 +68,8 @@ impl ParseError {
         match self {
             Self::NoJson { .. } | Self::Json { .. } => ErrorCode::JsonParse,
             Self::Schema { code, .. } => *code,
+            Self::TooLarge { .. } => ErrorCode::ContentTooLarge,
+            Self::TooManyActions { .. } => ErrorCode::TooManyActions,
         }
     }
 
@@ -163,30 +183,51 @@ impl From<&ParseError> for Violation {
 /// Order: the whole trimmed text when it is JSON; else the first fenced block
 /// (```` ```json ```` or ```` ``` ````); else the first balanced JSON value in the prose.
 /// Returns the candidate that parses, or the error of the most likely candidate.
+///
+/// Linear in the length of `text` whatever it holds. An answer over [`MAX_ANSWER_BYTES`], or
+/// whose JSON holds more than [`MAX_ACTIONS`] actions, is refused (`ERR_CONTENT_TOO_LARGE`,
+/// `ERR_TOO_MANY_ACTIONS`) before a JSON value is built.
 pub fn extract_json(text: &str) -> Result<Value, ParseError> {
+    extract::check_size(text)?;
     let trimmed = text.trim().trim_start_matches('\u{feff}');
     if trimmed.is_empty() {
         return Err(ParseError::NoJson {
             array_allowed: true,
         });
     }
-    let whole = serde_json::from_str::<Value>(trimmed);
-    if let Ok(v) = whole {
-        return Ok(v);
+    let whole = parse_json_text(trimmed);
+    match whole {
+        Ok(v) => return Ok(v),
+        Err(e @ ParseError::TooManyActions { .. }) => return Err(e),
+        Err(_) => {}
     }
     if let Some(block) = first_fenced_block(trimmed) {
         return parse_json_text(block.trim());
     }
+    let spans = extract::Spans::new(trimmed);
     // An answer that opens a JSON value and never closes it is truncated JSON (e.g. cut off at
     // max_tokens): report where it breaks, not some balanced value nested inside it.
-    if trimmed.starts_with(['{', '[']) && balanced_end(trimmed.as_bytes(), 0).is_none() {
+    if trimmed.starts_with(['{', '[']) && spans.end_at_start().is_none() {
         return parse_json_text(trimmed);
     }
     let mut first_error = None;
-    for candidate in balanced_candidates(trimmed).take(64) {
+    // Nested candidates can each be almost the whole text (`[[[…[1,1,…,x]…]]]`): past this
+    // many bytes tried, no later candidate is worth the time. Ordinary answers stay far below.
+    let mut budget = trimmed.len().saturating_mul(8).saturating_add(64 * 1024);
+    for candidate in spans.candidates(trimmed) {
+        if candidate.len() > budget {
+            break;
+        }
+        budget -= candidate.len();
+        // Only the first failure's message is kept, so later ones are checked without
+        // building a value.
+        if first_error.is_some() && !is_json_syntax(candidate) {
+            continue;
+        }
         match parse_json_text(candidate) {
             Ok(v) if v.is_object() || v.is_array() => return Ok(v),
             Ok(_) => {}
+            Err(e @ ParseError::TooManyActions { .. }) => return Err(e),
             Err(e) => {
                 first_error.get_or_insert(e);
             }
@@ -200,7 +241,14 @@ pub fn extract_json(text: &str) -> Result<Value, ParseError> {
     }))
 }
 
+/// Whether `text` is one JSON value, checked without building it (serde_json accepts no more
+/// here than when it builds a `Value`).
+fn is_json_syntax(text: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
 fn parse_json_text(text: &str) -> Result<Value, ParseError> {
+    extract::check_action_count(text)?;
     serde_json::from_str(text).map_err(|e| ParseError::Json {
         line: e.line(),
         column: e.column(),
@@ -238,48 +286,6 @@ fn first_fenced_block(text: &str) -> Option<&str> {
         offset += line.len();
     }
     Some(body)
-}
-
-/// Balanced `{…}` / `[…]` spans in order of their start, string- and escape-aware.
-fn balanced_candidates(text: &str) -> impl Iterator<Item = &str> {
-    let bytes = text.as_bytes();
-    bytes
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| matches!(b, b'{' | b'['))
-        .filter_map(move |(start, _)| balanced_end(bytes, start).map(|end| &text[start..end]))
-}
-
-fn balanced_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let mut stack: Vec<u8> = Vec::new();
-    let mut in_string = false;
-    let mut escaped = false;
-    for (i, &b) in bytes.iter().enumerate().skip(start) {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'{' => stack.push(b'}'),
-            b'[' => stack.push(b']'),
-            b'}' | b']' => {
-                if stack.pop() != Some(b) {
-                    return None;
-                }
-                if stack.is_empty() {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// Remove object members whose value is `null`, recursively: strict-mode providers must send
@@ -469,6 +475,9 @@ pub fn parse_response(text: &str, version: ProtocolVersion) -> Result<Response, 
 
 /// [`parse_response`] for an already-parsed JSON value (nulls are treated as absent).
 pub fn parse_value(mut value: Value, version: ProtocolVersion) -> Result<Response, ParseError> {
+    if action_count(&value) > MAX_ACTIONS {
+        return Err(ParseError::TooManyActions { limit: MAX_ACTIONS });
+    }
     strip_nulls(&mut value);
     if let Some((pointer, message, additional)) = schema_errors(version, &value)?.into_iter().next()
     {
@@ -561,10 +570,35 @@ pub fn parse_document(text: &str, version: ProtocolVersion) -> Result<Document, 
     Ok(document_from_value(value, version))
 }
 
+/// The most actions any action list of `value` holds (the root array, `actions`,
+/// `proposed_changes.actions`).
+fn action_count(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => items.len(),
+        Value::Object(map) => {
+            let len = |v: Option<&Value>| v.and_then(Value::as_array).map_or(0, Vec::len);
+            len(map.get("actions")).max(len(map
+                .get("proposed_changes")
+                .and_then(|p| p.get("actions"))))
+        }
+        _ => 0,
+    }
+}
+
 /// [`parse_document`] for an already-parsed JSON value.
+///
+/// A value with more than [`MAX_ACTIONS`] actions gets one `ERR_TOO_MANY_ACTIONS` violation
+/// and none of its actions are read.
 pub fn document_from_value(mut value: Value, version: ProtocolVersion) -> Document {
-    strip_nulls(&mut value);
     let mut doc = Document::default();
+    if action_count(&value) > MAX_ACTIONS {
+        doc.violations
+            .push(Violation::from(&ParseError::TooManyActions {
+                limit: MAX_ACTIONS,
+            }));
+        return doc;
+    }
+    strip_nulls(&mut value);
     let (raw_actions, list_pointer, envelope) = match value {
         Value::Array(items) => {
             if !version.allows_array_root() {

@@ -18,7 +18,9 @@ pub const MAX_SEGMENT_BYTES: usize = 255;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct PathError {
-    /// `ERR_INVALID_PATH` or `ERR_PATH_TOO_LONG`.
+    /// `ERR_INVALID_PATH` or `ERR_PATH_TOO_LONG`; `ERR_PROTECTED_PATH` when the path breaks a
+    /// path rule *and* names a protected entry the way macOS or Windows would read it
+    /// (`.g\u{200c}it/config`, `.git./config`, `.git::$INDEX_ALLOCATION/config`).
     pub code: ErrorCode,
     /// What is wrong, naming the offending part.
     pub message: String,
@@ -54,7 +56,9 @@ impl RelPath {
     /// assert!(RelPath::parse("notes/a..b.txt").is_ok());
     /// ```
     pub fn parse(raw: &str) -> Result<Self, PathError> {
-        normalize(raw).map(RelPath)
+        normalize(raw)
+            .map(RelPath)
+            .map_err(|e| protected_alias(raw).unwrap_or(e))
     }
 
     /// The normalised path, `/`-separated.
@@ -161,6 +165,7 @@ fn forbidden_char_name(c: char) -> Option<&'static str> {
         | '\u{200F}'
         | '\u{061C}' => Some("a bidirectional-text control character"),
         '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' => Some("a zero-width character"),
+        '\u{206A}'..='\u{206F}' => Some("a deprecated invisible format character"),
         '\u{2028}' | '\u{2029}' => Some("a line or paragraph separator"),
         '\u{FFFD}' => Some("the replacement character (the name was mangled by a lossy decode)"),
         '\u{FF0E}' | '\u{2024}' | '\u{FE52}' => Some("a dot lookalike that Windows can map to `.`"),
@@ -206,6 +211,29 @@ fn is_device_name(segment: &str) -> bool {
         }
     }
     false
+}
+
+/// A path that the path rules refuse may still be a protected entry under another file
+/// system's reading of it (invisible code points HFS+ drops, NTFS's trailing dots and spaces
+/// and `:` streams): then the refusal says so, with the stronger code.
+fn protected_alias(raw: &str) -> Option<PathError> {
+    let unified = raw.replace('\\', "/").to_lowercase();
+    let aliased = unified.contains(|c| crate::policy::is_hfs_ignorable(c) || c == ':')
+        || unified
+            .split('/')
+            .any(|s| s.ends_with(['.', ' ']) && s != "." && s != "..");
+    if !aliased {
+        return None;
+    }
+    let body = unified.trim_start_matches("./");
+    let pattern = crate::policy::builtin_protected(body)?;
+    Some(PathError {
+        code: ErrorCode::ProtectedPath,
+        message: format!(
+            "`{}` names a protected entry (`{pattern}`) once macOS or Windows reads it; papayu never touches it",
+            raw.escape_debug()
+        ),
+    })
 }
 
 fn normalize(raw: &str) -> Result<String, PathError> {

@@ -13,5 +13,6 @@ mod flow;
 mod golden;
 mod observe;
 mod prompts;
+mod secrets;
 mod solve;
 mod support;

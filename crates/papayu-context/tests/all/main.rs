@@ -8,5 +8,6 @@ mod cache;
 mod common;
 mod diet;
 mod logs_env;
+mod protect;
 mod read;
 mod search;

@@ -15,6 +15,20 @@ struct Case {
 }
 
 fn corpus() -> Vec<Case> {
+    let mut cases = original_corpus();
+    cases.extend(
+        crate::secret_corpus::more_cases()
+            .into_iter()
+            .map(|c| Case {
+                family: c.family,
+                positives: c.positives,
+                negatives: c.negatives,
+            }),
+    );
+    cases
+}
+
+fn original_corpus() -> Vec<Case> {
     vec![
         Case {
             family: SecretFamily::OpenAi,
@@ -247,9 +261,10 @@ fn truncated_private_key_inside_json_is_redacted_up_to_the_cut() {
         "{{\"path\":\"id_rsa\",\"content\":\"-----BEGIN RSA PRIVATE KEY-----\n{}\"}}",
         rep("MIIEowIBAAKCAQEA", 4)
     );
+    // The line break inside the cut block stays, so line numbers stay right.
     assert_eq!(
         redact(&text),
-        "{\"path\":\"id_rsa\",\"content\":\"[REDACTED:private_key]\"}"
+        "{\"path\":\"id_rsa\",\"content\":\"[REDACTED:private_key]\n\"}"
     );
 }
 

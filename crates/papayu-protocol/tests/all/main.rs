@@ -10,6 +10,7 @@
 )]
 
 mod drift;
+mod limits;
 mod parse;
 mod props;
 mod render;

@@ -1,5 +1,6 @@
 //! The one integration-test binary of papayu-validate (one binary keeps link time down).
 
+mod aliases;
 mod common;
 mod diff;
 mod paths;
