@@ -355,7 +355,7 @@ fn now_ms() -> u64 {
 
 /// The actions of a validated plan as a preview lists them.
 fn action_views(plan: &ValidatedPlan) -> Vec<ActionView> {
-    plan.actions
+    plan.actions()
         .iter()
         .map(|a| ActionView {
             index: a.index,
@@ -367,7 +367,7 @@ fn action_views(plan: &ValidatedPlan) -> Vec<ActionView> {
 
 /// The paths a plan's DELETE actions remove (applying them needs confirmation).
 fn delete_paths(plan: &ValidatedPlan) -> Vec<String> {
-    plan.actions
+    plan.actions()
         .iter()
         .filter(|a| a.kind().is_delete())
         .map(|a| a.path.as_str().to_owned())
@@ -749,7 +749,7 @@ impl Agent {
             };
             return Err(self.finish_err(call, e));
         };
-        let no_changes = plan.actions.is_empty();
+        let no_changes = plan.actions().is_empty();
         call.trace.apply = Some(ApplyRecord {
             outcome: if no_changes { "no_changes" } else { "pending" }.into(),
             tx_id: None,
@@ -825,31 +825,17 @@ impl Agent {
         cancel: Option<Arc<AtomicBool>>,
     ) -> Result<ApplyOutcome, AgentError> {
         let mut trace = preview.trace.clone();
-        let all: Vec<usize> = preview.plan.actions.iter().map(|a| a.index).collect();
-        let selected: Vec<usize> = match selection {
-            None => all.clone(),
-            Some(sel) => {
-                for &i in sel {
-                    if !all.contains(&i) {
-                        return Err(AgentError::InvalidSelection {
-                            index: i,
-                            len: all.len(),
-                        });
-                    }
-                }
-                all.iter().copied().filter(|i| sel.contains(i)).collect()
-            }
-        };
-        let plan = ValidatedPlan {
-            version: preview.plan.version,
-            actions: preview
+        let plan = match selection {
+            None => preview.plan.clone(),
+            Some(sel) => preview
                 .plan
-                .actions
-                .iter()
-                .filter(|a| selected.contains(&a.index))
-                .cloned()
-                .collect(),
+                .select(sel)
+                .map_err(|e| AgentError::InvalidSelection {
+                    index: e.index,
+                    len: e.len,
+                })?,
         };
+        let selected: Vec<usize> = plan.actions().iter().map(|a| a.index).collect();
         let record = |trace: &mut TraceRecord,
                       outcome: &str,
                       tx: Option<String>,
@@ -863,7 +849,7 @@ impl Agent {
                 files_after: after,
             });
         };
-        if plan.actions.is_empty() {
+        if plan.actions().is_empty() {
             record(
                 &mut trace,
                 if preview.no_changes {
@@ -910,7 +896,7 @@ impl Agent {
                     total: p.total,
                     command: c.command.clone(),
                     success: c.success,
-                    status: c.status.clone(),
+                    status: c.status.to_string(),
                     output: c.output.clone(),
                 }),
                 None => progress(&Progress::Applying {
@@ -924,7 +910,7 @@ impl Agent {
         }
         let result = self.patch.transaction(&plan).options(options).apply();
         let after: BTreeMap<String, Option<String>> = plan
-            .actions
+            .actions()
             .iter()
             .map(|a| {
                 let p = self.root.join(a.path.as_str());
@@ -959,7 +945,7 @@ impl Agent {
                 trace.error_code = Some(e.code());
                 trace.error = Some(e.to_string());
                 self.write_trace_if_on(&trace)?;
-                Err(AgentError::Patch(e))
+                Err(AgentError::Apply(e))
             }
         }
     }
@@ -981,12 +967,13 @@ impl Agent {
             .with_mode(Mode::Apply)
             .with_exists(&exists);
         let report = papayu_validate::check_text(text, &ctx, &self.policy);
-        let plan = report
-            .into_plan()
-            .map_err(|violations| AgentError::Rejected {
+        let plan = report.into_plan().map_err(|rejected| {
+            let violations = rejected.into_violations();
+            AgentError::Rejected {
                 stage: stage_of(&violations).into(),
                 violations,
-            })?;
+            }
+        })?;
         let response = parse_response(text, version).map_err(|e| AgentError::Rejected {
             stage: "schema".into(),
             violations: vec![Violation::from(&e)],
@@ -1001,7 +988,7 @@ impl Agent {
             protocol: version.number(),
             goal: trace.goal.clone(),
             summary: response.summary.clone(),
-            no_changes: plan.actions.is_empty(),
+            no_changes: plan.actions().is_empty(),
             actions: action_views(&plan),
             deletes: delete_paths(&plan),
             preview,
@@ -1471,7 +1458,7 @@ pub(crate) fn check_full(
     }
     let plan = match validate(&response, &ctx, c.policy).into_plan() {
         Ok(p) => p,
-        Err(v) => return Err((v, "validate")),
+        Err(rejected) => return Err((rejected.into_violations(), "validate")),
     };
     progress(&Progress::Previewing);
     let options = ApplyOptions::default().normalize_eol_lf(c.normalize_eol_lf);

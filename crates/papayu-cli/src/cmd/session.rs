@@ -410,7 +410,10 @@ pub fn report_agent_error(
         let doc = serde_json::json!({"ok": false, "code": e.code(), "error": format!("{e}")});
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        eprintln!("papayu: {}: {e}", e.code());
+        eprintln!(
+            "papayu: {}",
+            crate::exit::with_code(e.code(), &e.to_string())
+        );
     }
     Ok(exit_for(e.code()))
 }
