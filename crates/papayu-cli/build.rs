@@ -1,6 +1,7 @@
 //! Embeds the web UI (`ui/dist`, built by `npm --prefix ui run build`) into the `papayu`
-//! binary for `papayu ui`. Without a build, one placeholder page says how to make it, so the
-//! CLI always builds (a checkout without Node still has every other command).
+//! binary for `papayu ui`. Without a build the table is empty and papayu-app's server shows a
+//! page that says how to make it, so the CLI always builds (a checkout without Node still has
+//! every other command).
 #![allow(
     clippy::disallowed_methods,
     clippy::disallowed_types,
@@ -11,12 +12,6 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-
-const PLACEHOLDER: &str = "<!doctype html><html><head><meta charset=\"utf-8\"><title>papayu</title></head>\
-<body style=\"font-family:sans-serif;max-width:40em;margin:4em auto\"><h1>papayu ui</h1>\
-<p>This <code>papayu</code> binary was built without the web UI.</p>\
-<p>Run <code>npm --prefix ui ci &amp;&amp; npm --prefix ui run build</code> in the repository, then \
-rebuild papayu (<code>cargo build -p papayu-cli</code>).</p></body></html>\n";
 
 fn walk(dir: &Path, base: &Path, out: &mut Vec<(String, PathBuf)>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -46,22 +41,8 @@ fn main() {
     }
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     let mut code = String::from(
-        "/// The embedded UI files: (path relative to ui/dist, bytes).\npub static ASSETS: &[(&str, &[u8])] = &[\n",
+        "/// The embedded UI files: (path relative to ui/dist, bytes); empty without a build.\npub static ASSETS: &[(&str, &[u8])] = &[\n",
     );
-    if files.is_empty() {
-        let placeholder = out_dir.join("placeholder.html");
-        std::fs::write(&placeholder, PLACEHOLDER).expect("writing the placeholder");
-        files.push(("index.html".to_owned(), placeholder));
-        code = code.replace(
-            "pub static ASSETS",
-            "pub static EMBEDDED_PLACEHOLDER: bool = true;\npub static ASSETS",
-        );
-    } else {
-        code = code.replace(
-            "pub static ASSETS",
-            "pub static EMBEDDED_PLACEHOLDER: bool = false;\npub static ASSETS",
-        );
-    }
     for (rel, path) in &files {
         let abs = path.canonicalize().expect("canonical path");
         writeln!(

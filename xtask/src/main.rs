@@ -1,4 +1,5 @@
-//! papayu's automation entry point: `cargo xtask <ci|codegen|bench|golden>`.
+//! papayu's automation entry point: `cargo xtask <ci|codegen|bench|golden>`; `bench tasks`
+//! checks the task benchmark's corpus (`tasks.rs`).
 #![allow(
     clippy::print_stdout,
     clippy::print_stderr,
@@ -11,6 +12,8 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 use papayu_protocol::{ProtocolVersion, SchemaVariant, schema};
+
+mod tasks;
 
 fn main() -> std::process::ExitCode {
     match run_xtask() {
@@ -28,11 +31,14 @@ fn run_xtask() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("codegen") => codegen(&root, args.iter().any(|a| a == "--check")),
         Some("ci") => ci(&root),
+        Some("bench") if args.get(1).map(String::as_str) == Some("tasks") => {
+            tasks::cli(&root, &args[2..])
+        }
         Some("bench") => bench(&root, &args[1..]),
         Some("golden") => golden(&root, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | codegen [--check] | bench [FILTER...] [-- BENCH ARGS] | golden <TRACE.json> [--name NAME] | golden --replay>"
+                "usage: cargo xtask <ci | codegen [--check] | bench [FILTER...] [-- BENCH ARGS] | bench tasks (--verify | --list) [ID...] | golden <TRACE.json> [--name NAME] | golden --replay>"
             );
             bail!("unknown or missing xtask command")
         }

@@ -228,6 +228,79 @@ fn invalid(variable: &str, value: &str, message: impl Into<String>) -> ConfigErr
     }
 }
 
+/// The range of a numeric variable and what its error says is expected: one check whether the
+/// value comes from the environment or is laid over it typed (the UI's settings).
+struct Limit<T> {
+    min: T,
+    max: T,
+    what: &'static str,
+}
+
+impl<T: PartialOrd> Limit<T> {
+    /// `n` if it is in range; else an error naming `variable` and showing `shown`.
+    fn check(&self, variable: &str, n: T, shown: &str) -> Result<T, ConfigError> {
+        if n >= self.min && n <= self.max {
+            Ok(n)
+        } else {
+            Err(self.error(variable, shown))
+        }
+    }
+
+    fn error(&self, variable: &str, shown: &str) -> ConfigError {
+        invalid(variable, shown, format!("expected {}", self.what))
+    }
+}
+
+const TEMPERATURE: Limit<f32> = Limit {
+    min: 0.0,
+    max: 2.0,
+    what: "a number in 0..=2",
+};
+const MAX_TOKENS: Limit<u32> = Limit {
+    min: 1,
+    max: u32::MAX,
+    what: "a positive integer",
+};
+const TIMEOUT_SECS: Limit<u64> = Limit {
+    min: 1,
+    max: 86_400,
+    what: "a whole number of seconds in 1..=86400",
+};
+const POSITIVE: Limit<usize> = Limit {
+    min: 1,
+    max: usize::MAX,
+    what: "a positive integer",
+};
+
+/// `PAPAYU_LLM_PROVIDER`'s value as a provider kind.
+fn parse_provider(value: &str) -> Result<ProviderKind, ConfigError> {
+    ProviderKind::from_str(value).map_err(|_| {
+        invalid(
+            "PAPAYU_LLM_PROVIDER",
+            value,
+            "expected openai, openai-compatible, ollama, anthropic or local",
+        )
+    })
+}
+
+/// `PAPAYU_LLM_API_URL` must be an http(s) URL.
+fn check_api_url(url: &str) -> Result<(), ConfigError> {
+    if url.starts_with("http://") || url.starts_with("https://") {
+        Ok(())
+    } else {
+        Err(invalid(
+            "PAPAYU_LLM_API_URL",
+            url,
+            "expected an http:// or https:// URL",
+        ))
+    }
+}
+
+/// A protocol version number, for `variable`.
+fn protocol_version(variable: &str, n: u8, shown: &str) -> Result<ProtocolVersion, ConfigError> {
+    ProtocolVersion::from_number(n).ok_or_else(|| invalid(variable, shown, "expected 1, 2 or 3"))
+}
+
 struct Env<'a>(&'a BTreeMap<String, String>);
 
 impl Env<'_> {
@@ -240,32 +313,27 @@ impl Env<'_> {
         self.get(name).map_or(Ok(default), |v| parse_bool(name, v))
     }
 
+    /// The variable's number within `limit`, or `None` when it is not set.
     fn number<T: FromStr + PartialOrd>(
         &self,
         name: &str,
-        default: T,
-        min: T,
-        max: T,
-        what: &str,
-    ) -> Result<T, ConfigError> {
+        limit: &Limit<T>,
+    ) -> Result<Option<T>, ConfigError> {
         let Some(v) = self.get(name) else {
-            return Ok(default);
+            return Ok(None);
         };
-        match v.parse::<T>() {
-            Ok(n) if n >= min && n <= max => Ok(n),
-            _ => Err(invalid(name, v, format!("expected {what}"))),
-        }
+        let n = v.parse::<T>().map_err(|_| limit.error(name, v))?;
+        limit.check(name, n, v).map(Some)
     }
 
     fn version(&self, name: &str) -> Result<Option<ProtocolVersion>, ConfigError> {
         let Some(v) = self.get(name) else {
             return Ok(None);
         };
-        v.parse::<u8>()
-            .ok()
-            .and_then(ProtocolVersion::from_number)
-            .map(Some)
-            .ok_or_else(|| invalid(name, v, "expected 1, 2 or 3"))
+        let n = v
+            .parse::<u8>()
+            .map_err(|_| invalid(name, v, "expected 1, 2 or 3"))?;
+        protocol_version(name, n, v).map(Some)
     }
 }
 
@@ -278,25 +346,11 @@ impl AgentConfig {
         let d = AgentConfig::default();
         let provider = e
             .get("PAPAYU_LLM_PROVIDER")
-            .map(|v| {
-                ProviderKind::from_str(v).map_err(|_| {
-                    invalid(
-                        "PAPAYU_LLM_PROVIDER",
-                        v,
-                        "expected openai, openai-compatible, ollama, anthropic or local",
-                    )
-                })
-            })
+            .map(parse_provider)
             .transpose()?;
         let api_url = e.get("PAPAYU_LLM_API_URL").map(str::to_owned);
-        if let Some(url) = &api_url
-            && !(url.starts_with("http://") || url.starts_with("https://"))
-        {
-            return Err(invalid(
-                "PAPAYU_LLM_API_URL",
-                url,
-                "expected an http:// or https:// URL",
-            ));
+        if let Some(url) = &api_url {
+            check_api_url(url)?;
         }
         let llm_mode = match e.get("PAPAYU_LLM_MODE") {
             None => d.llm_mode,
@@ -304,30 +358,15 @@ impl AgentConfig {
                 .parse()
                 .map_err(|()| invalid("PAPAYU_LLM_MODE", v, "expected chat, fixit or fix-plan"))?,
         };
-        let temperature = e.number(
-            "PAPAYU_LLM_TEMPERATURE",
-            d.temperature,
-            0.0,
-            2.0,
-            "a number in 0..=2",
-        )?;
-        let max_tokens = match e.get("PAPAYU_LLM_MAX_TOKENS") {
-            None => d.max_tokens,
-            Some(_) => Some(e.number(
-                "PAPAYU_LLM_MAX_TOKENS",
-                1,
-                1,
-                u32::MAX,
-                "a positive integer",
-            )?),
-        };
-        let timeout_secs = e.number(
-            "PAPAYU_LLM_TIMEOUT_SEC",
-            d.timeout.as_secs(),
-            1,
-            86_400,
-            "a whole number of seconds in 1..=86400",
-        )?;
+        let temperature = e
+            .number("PAPAYU_LLM_TEMPERATURE", &TEMPERATURE)?
+            .unwrap_or(d.temperature);
+        let max_tokens = e
+            .number("PAPAYU_LLM_MAX_TOKENS", &MAX_TOKENS)?
+            .or(d.max_tokens);
+        let timeout_secs = e
+            .number("PAPAYU_LLM_TIMEOUT_SEC", &TIMEOUT_SECS)?
+            .unwrap_or(d.timeout.as_secs());
         let providers = match e.get("PAPAYU_LLM_PROVIDERS") {
             None => Vec::new(),
             Some(v) => {
@@ -376,9 +415,8 @@ impl AgentConfig {
                 _ => return Err(invalid("PAPAYU_NORMALIZE_EOL", v, "expected lf")),
             },
         };
-        let usize_var = |name: &str, default: usize| {
-            e.number(name, default, 1, usize::MAX, "a positive integer")
-        };
+        let usize_var =
+            |name: &str, default: usize| e.number(name, &POSITIVE).map(|n| n.unwrap_or(default));
         Ok(AgentConfig {
             provider,
             api_url,
@@ -415,6 +453,46 @@ impl AgentConfig {
             )?,
             stream: d.stream,
         })
+    }
+
+    /// Set the provider kind by name, checked as `PAPAYU_LLM_PROVIDER` is (a typed overlay
+    /// such as the UI's settings replaces what the variable gave).
+    pub fn set_provider(&mut self, name: &str) -> Result<(), ConfigError> {
+        self.provider = Some(parse_provider(name)?);
+        Ok(())
+    }
+
+    /// Set the provider's base URL, checked as `PAPAYU_LLM_API_URL` is.
+    pub fn set_api_url(&mut self, url: &str) -> Result<(), ConfigError> {
+        check_api_url(url)?;
+        self.api_url = Some(url.to_owned());
+        Ok(())
+    }
+
+    /// Force the protocol version, checked as `PAPAYU_PROTOCOL_VERSION` is.
+    pub fn set_protocol_version(&mut self, n: u8) -> Result<(), ConfigError> {
+        let variable = "PAPAYU_PROTOCOL_VERSION";
+        self.protocol_version = Some(protocol_version(variable, n, &n.to_string())?);
+        Ok(())
+    }
+
+    /// Set the sampling temperature, checked as `PAPAYU_LLM_TEMPERATURE` is.
+    pub fn set_temperature(&mut self, t: f32) -> Result<(), ConfigError> {
+        self.temperature = TEMPERATURE.check("PAPAYU_LLM_TEMPERATURE", t, &t.to_string())?;
+        Ok(())
+    }
+
+    /// Set the answer limit, checked as `PAPAYU_LLM_MAX_TOKENS` is.
+    pub fn set_max_tokens(&mut self, n: u32) -> Result<(), ConfigError> {
+        self.max_tokens = Some(MAX_TOKENS.check("PAPAYU_LLM_MAX_TOKENS", n, &n.to_string())?);
+        Ok(())
+    }
+
+    /// Set the request timeout in seconds, checked as `PAPAYU_LLM_TIMEOUT_SEC` is.
+    pub fn set_timeout_secs(&mut self, secs: u64) -> Result<(), ConfigError> {
+        let secs = TIMEOUT_SECS.check("PAPAYU_LLM_TIMEOUT_SEC", secs, &secs.to_string())?;
+        self.timeout = Duration::from_secs(secs);
+        Ok(())
     }
 
     /// The protocol version a new plan starts with: `PAPAYU_PROTOCOL_VERSION`, else
@@ -531,5 +609,70 @@ impl AgentConfig {
         put("max_context_rounds", json!(crate::MAX_CONTEXT_ROUNDS));
         put("stream", json!(self.stream));
         m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn from_var(variable: &str, value: &str) -> Result<AgentConfig, ConfigError> {
+        AgentConfig::from_env_map(&BTreeMap::from([(variable.to_owned(), value.to_owned())]))
+    }
+
+    /// A typed overlay is checked as the variable it replaces, with the same error.
+    #[test]
+    fn setters_reject_what_the_variable_rejects_with_the_same_error() {
+        type Set = fn(&mut AgentConfig) -> Result<(), ConfigError>;
+        let cases: [(&str, &str, Set); 6] = [
+            ("PAPAYU_LLM_PROVIDER", "skynet", |c| {
+                c.set_provider("skynet")
+            }),
+            ("PAPAYU_LLM_API_URL", "ftp://x", |c| {
+                c.set_api_url("ftp://x")
+            }),
+            ("PAPAYU_PROTOCOL_VERSION", "4", |c| {
+                c.set_protocol_version(4)
+            }),
+            ("PAPAYU_LLM_TEMPERATURE", "2.5", |c| c.set_temperature(2.5)),
+            ("PAPAYU_LLM_MAX_TOKENS", "0", |c| c.set_max_tokens(0)),
+            ("PAPAYU_LLM_TIMEOUT_SEC", "86401", |c| {
+                c.set_timeout_secs(86_401)
+            }),
+        ];
+        for (variable, value, set) in cases {
+            let from_env = from_var(variable, value).unwrap_err();
+            let mut config = AgentConfig::default();
+            assert_eq!(set(&mut config).unwrap_err(), from_env, "{variable}");
+            assert_eq!(from_env.variable(), variable);
+        }
+    }
+
+    #[test]
+    fn setters_set_what_the_variable_sets() {
+        let mut typed = AgentConfig::default();
+        typed.set_provider("anthropic").unwrap();
+        typed.set_api_url("http://127.0.0.1:9/v1").unwrap();
+        typed.set_protocol_version(3).unwrap();
+        typed.set_temperature(0.5).unwrap();
+        typed.set_max_tokens(77).unwrap();
+        typed.set_timeout_secs(86_400).unwrap();
+        let env = AgentConfig::from_env_map(&BTreeMap::from(
+            [
+                ("PAPAYU_LLM_PROVIDER", "anthropic"),
+                ("PAPAYU_LLM_API_URL", "http://127.0.0.1:9/v1"),
+                ("PAPAYU_PROTOCOL_VERSION", "3"),
+                ("PAPAYU_LLM_TEMPERATURE", "0.5"),
+                ("PAPAYU_LLM_MAX_TOKENS", "77"),
+                ("PAPAYU_LLM_TIMEOUT_SEC", "86400"),
+            ]
+            .map(|(k, v)| (k.to_owned(), v.to_owned())),
+        ))
+        .unwrap();
+        assert_eq!(typed.config_snapshot(), env.config_snapshot());
+        assert_eq!(typed.provider, Some(ProviderKind::Anthropic));
+        assert_eq!(typed.timeout, Duration::from_secs(86_400));
     }
 }

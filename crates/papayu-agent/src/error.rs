@@ -7,6 +7,7 @@ use papayu_memory::MemoryError;
 use papayu_patch::{ApplyError, HistoryError, OpenError, UndoError};
 use papayu_protocol::{ErrorCode, Violation};
 
+use crate::agent::Stage;
 use crate::config::ConfigError;
 
 /// Why an agent operation failed. Every variant maps to a stable [`ErrorCode`] through
@@ -23,8 +24,8 @@ pub enum AgentError {
     /// The model's answer was rejected after the repair round and any protocol fallback.
     #[error("the plan was rejected at the {stage} stage: {}", papayu_protocol::join_violations(.violations))]
     Rejected {
-        /// Where the last rejection happened: `schema`, `validate`, `preview` or `apply`.
-        stage: String,
+        /// Where the last rejection happened.
+        stage: Stage,
         /// Every violation of the last answer; the first one's code is [`AgentError::code`].
         violations: Vec<Violation>,
     },

@@ -25,7 +25,7 @@ use papayu_protocol::{ErrorCode, ProtocolVersion, parse_response, schema_hash, s
 use papayu_validate::{Mode, Policy, RelPath};
 use serde::{Deserialize, Serialize};
 
-use crate::agent::{Checker, FallbackInfo, check_full, no_progress};
+use crate::agent::{Checker, FallbackInfo, Round, Stage, check_full, no_progress};
 use crate::error::AgentError;
 use crate::state::write_atomic;
 use crate::trace::{FixtureFile, TraceRecord, load_trace};
@@ -64,8 +64,8 @@ pub struct GoldenContext {
 /// One recorded model answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GoldenAttempt {
-    /// `initial`, `context`, `repair` or `fallback`.
-    pub kind: String,
+    /// Which request of the call it answered.
+    pub kind: Round,
     /// Protocol version of the answer.
     pub protocol: u8,
     /// The answer text.
@@ -74,7 +74,7 @@ pub struct GoldenAttempt {
     pub expect_codes: Vec<ErrorCode>,
     /// Where it was rejected.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stage: Option<String>,
+    pub stage: Option<Stage>,
 }
 
 /// `result` of a golden trace.
@@ -135,11 +135,11 @@ pub fn trace_to_golden(trace: &TraceRecord, name: &str) -> Result<GoldenTrace, A
             )
         })?;
         attempts.push(GoldenAttempt {
-            kind: a.kind.clone(),
+            kind: a.kind,
             protocol: a.protocol,
             response,
             expect_codes: a.violations.iter().map(|v| v.code).collect(),
-            stage: a.stage.clone(),
+            stage: a.stage,
         });
     }
     if attempts.is_empty() {
@@ -155,12 +155,16 @@ pub fn trace_to_golden(trace: &TraceRecord, name: &str) -> Result<GoldenTrace, A
         (None, "LLM_PLAN_OK", _) => "accepted".to_owned(),
         (None, _, _) => "rejected".to_owned(),
     };
-    let fallback = trace.protocol_fallback_reason.map(|reason| FallbackInfo {
-        from: trace.protocol_default,
-        to: trace.schema_version,
-        reason,
-        stage: trace.protocol_fallback_stage.clone().unwrap_or_default(),
-    });
+    // The agent records a fallback's reason and stage together.
+    let fallback = trace
+        .protocol_fallback_reason
+        .zip(trace.protocol_fallback_stage)
+        .map(|(reason, stage)| FallbackInfo {
+            from: trace.protocol_default,
+            to: trace.schema_version,
+            reason,
+            stage,
+        });
     let fallback_to_v1 = trace
         .config_snapshot
         .get("protocol_fallback_to_v1")
@@ -338,13 +342,12 @@ pub fn replay(golden: &GoldenTrace) -> Result<ReplayReport, AgentError> {
                         ),
                     ));
                 }
-                if a.stage.as_deref().is_some_and(|s| s != stage) {
+                if let Some(recorded) = a.stage
+                    && recorded != stage
+                {
                     return Err(mismatch(
                         name,
-                        format!(
-                            "attempt {i}: recorded stage {:?}, replayed {stage}",
-                            a.stage
-                        ),
+                        format!("attempt {i}: recorded stage {recorded}, replayed {stage}"),
                     ));
                 }
                 last_codes = codes;

@@ -8,6 +8,7 @@ use papayu_protocol::{ErrorCode, Violation};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::agent::{Round, Stage};
 use crate::error::AgentError;
 use crate::state::write_atomic;
 
@@ -80,8 +81,8 @@ impl From<CacheStats> for CacheStatsRecord {
 /// One model call of a plan call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AttemptRecord {
-    /// `initial`, `context` (answering context requests), `repair` or `fallback`.
-    pub kind: String,
+    /// Which request of the call it answered.
+    pub kind: Round,
     /// Protocol version of the call.
     pub protocol: u8,
     /// Characters sent.
@@ -90,9 +91,9 @@ pub struct AttemptRecord {
     pub output_chars: usize,
     /// What was wrong with the answer (empty when accepted or when it asked for context).
     pub violations: Vec<Violation>,
-    /// Where it was rejected: `schema`, `validate` or `preview`.
+    /// Where it was rejected.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stage: Option<String>,
+    pub stage: Option<Stage>,
     /// The answer text, redacted; only with `PAPAYU_TRACE_RAW=1`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<String>,
@@ -205,9 +206,9 @@ pub struct TraceRecord {
     /// The code that caused it.
     #[serde(default)]
     pub protocol_fallback_reason: Option<ErrorCode>,
-    /// `validate`, `preview` or `schema`.
+    /// Where the answer that caused it was rejected.
     #[serde(default)]
-    pub protocol_fallback_stage: Option<String>,
+    pub protocol_fallback_stage: Option<Stage>,
     /// 1 when the repair round was used.
     pub protocol_repair_attempt: u8,
     /// Whether the repaired answer was accepted (`None`: no repair).

@@ -1,58 +1,16 @@
-//! The backend of papayu's graphical frontends: the Tauri desktop window (`papayu-desktop`)
-//! and the browser UI (`papayu ui`). Each command of `docs/UI-API.md` is one `async fn` on
-//! [`App`] taking a typed argument struct and returning a typed result or an [`ApiError`];
-//! a Tauri command or an HTTP handler is a one-line adapter over it.
-//!
-//! The crate adds no logic of its own: mode rules, planning, validation, preview, apply, undo
-//! and reports are papayu-agent and papayu-patch calls. It keeps what lives between a UI's
-//! requests: settings and recent projects (`<config_dir>/papayu/ui-*.json`; API keys are never
-//! stored, settings name the environment variable that holds one), the open projects with
-//! their [`papayu_agent::Agent`], the previews the user may apply, and jobs — model calls and
-//! applies running as tokio tasks whose progress the UI polls and which it may cancel.
-//!
-//! Like every papayu library it reads no environment variable: the frontend passes the
-//! `PAPAYU_*` map and a key lookup in [`AppOptions`].
-//!
-//! # Example
-//!
-//! ```
-//! use papayu_app::{App, AppOptions, Transport, api::*};
-//!
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let dir = tempfile::tempdir()?;
-//! let root = camino::Utf8Path::from_path(dir.path()).ok_or("utf-8")?;
-//! std::fs::create_dir(root.join("project"))?;
-//! let app = App::new(AppOptions::new(root.join("config"), Transport::Http));
-//! let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-//! rt.block_on(async {
-//!     let project = app.open_project(OpenProjectArgs { path: root.join("project").to_string() }).await?;
-//!     assert!(project.saved_plan.is_none());
-//!     // A plan document (a model answer) previewed and applied without a model.
-//!     let plan = r#"{"actions": [{"kind": "CREATE_FILE", "path": "hello.txt", "content": "hi\n"}]}"#;
-//!     let job = app.start_preview_plan(PreviewPlanArgs { project: project.path.clone(), plan: plan.into() }).await?;
-//!     let preview = app.wait(&job.job_id).await?;
-//!     let preview_id = preview["preview_id"].as_str().unwrap_or_default().to_owned();
-//!     let job = app.start_apply(ApplyArgs {
-//!         project: project.path.clone(), preview_id, selection: vec![0], confirmed_deletes: false,
-//!     }).await?;
-//!     let outcome = app.wait(&job.job_id).await?;
-//!     assert_eq!(outcome["applied"], true);
-//!     assert_eq!(std::fs::read_to_string(root.join("project/hello.txt"))?, "hi\n");
-//!     app.undo(UndoArgs { project: project.path, force: false }).await?;
-//!     assert!(!root.join("project/hello.txt").exists());
-//!     Ok::<_, Box<dyn std::error::Error>>(())
-//! })?;
-//! # Ok(()) }
-//! ```
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 pub mod api;
 mod error;
+#[cfg(feature = "http")]
+pub mod http;
 mod jobs;
-mod provider;
+mod options;
+pub mod provider;
 mod store;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -62,7 +20,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use papayu_agent::report::{parse_since, report, timeline};
 use papayu_agent::trace::{load_traces, show_trace};
 use papayu_agent::{Agent, AgentConfig, ApplyPreview, ChatTurn, Progress};
-use papayu_llm::{BoxFuture, ChatRequest, Completion, LlmError, Provider, ProviderInfo};
+use papayu_llm::Provider;
 use papayu_patch::{ApplyReport, History};
 use serde::Serialize;
 use serde_json::Value;
@@ -73,105 +31,14 @@ use crate::api::*;
 pub use crate::error::{ApiError, ViolationView, codes};
 pub use crate::jobs::JOB_RETENTION;
 use crate::jobs::{CancelBy, Job, Jobs, lock};
+pub use crate::options::{AppOptions, KeyLookup, ProviderFactory};
+use crate::provider::Unconfigured;
 pub use crate::provider::{ProviderError, build_provider};
 use crate::store::Store;
 pub use crate::store::{MAX_RECENT, RECENT_FILE, SETTINGS_FILE};
 
-/// Looks an environment variable up by name (the frontend's access to its environment).
-pub type KeyLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
-
-/// Builds the provider for a configuration (default: [`build_provider`]).
-pub type ProviderFactory =
-    Arc<dyn Fn(&AgentConfig) -> Result<Arc<dyn Provider>, ApiError> + Send + Sync>;
-
 /// Previews kept per project.
 pub const MAX_PREVIEWS: usize = 20;
-
-/// What the frontend binary gives the app.
-#[derive(Clone)]
-pub struct AppOptions {
-    config_dir: Utf8PathBuf,
-    transport: Transport,
-    env: BTreeMap<String, String>,
-    key_lookup: KeyLookup,
-    home_dir: Option<Utf8PathBuf>,
-    provider_factory: ProviderFactory,
-}
-
-impl std::fmt::Debug for AppOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AppOptions")
-            .field("config_dir", &self.config_dir)
-            .field("transport", &self.transport)
-            .field("env", &self.env.keys().collect::<Vec<_>>())
-            .field("home_dir", &self.home_dir)
-            .finish_non_exhaustive()
-    }
-}
-
-impl AppOptions {
-    /// Options with the user's configuration directory (`~/.config`), an empty environment,
-    /// no keys, and the default provider factory.
-    pub fn new(config_dir: impl Into<Utf8PathBuf>, transport: Transport) -> Self {
-        Self {
-            config_dir: config_dir.into(),
-            transport,
-            env: BTreeMap::new(),
-            key_lookup: Arc::new(|_| None),
-            home_dir: None,
-            provider_factory: Arc::new(|c| build_provider(c).map_err(ApiError::from)),
-        }
-    }
-
-    /// The `PAPAYU_*` variables, read once by the frontend.
-    pub fn env(mut self, env: BTreeMap<String, String>) -> Self {
-        self.env = env;
-        self
-    }
-
-    /// How to read the variable a setting's `api_key_env` names.
-    pub fn key_lookup(
-        mut self,
-        f: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
-    ) -> Self {
-        self.key_lookup = Arc::new(f);
-        self
-    }
-
-    /// Where `list_dir` starts.
-    pub fn home_dir(mut self, dir: impl Into<Utf8PathBuf>) -> Self {
-        self.home_dir = Some(dir.into());
-        self
-    }
-
-    /// Replace the provider factory (tests, embedders).
-    pub fn provider_factory(
-        mut self,
-        f: impl Fn(&AgentConfig) -> Result<Arc<dyn Provider>, ApiError> + Send + Sync + 'static,
-    ) -> Self {
-        self.provider_factory = Arc::new(f);
-        self
-    }
-}
-
-/// Stands in for the provider when none is configured, so a project still opens, previews
-/// plan documents, applies and undoes; a model call fails with the configuration error.
-struct Unconfigured(String);
-
-impl Provider for Unconfigured {
-    fn info(&self) -> ProviderInfo {
-        ProviderInfo {
-            kind: papayu_llm::ProviderKind::OpenAiCompatible,
-            endpoint: String::new(),
-            model: String::new(),
-        }
-    }
-
-    fn complete<'a>(&'a self, _: &'a ChatRequest) -> BoxFuture<'a, Result<Completion, LlmError>> {
-        let message = self.0.clone();
-        Box::pin(async move { Err(LlmError::Config { message }) })
-    }
-}
 
 type AgentSlot = Option<(u64, Agent)>;
 
@@ -448,12 +315,13 @@ impl App {
         let s = args.settings;
         s.validate()?;
         let o = &self.inner.options;
-        // Only configuration errors of the settings themselves: a missing key variable is
-        // reported when a model call needs it.
-        let env = s.effective_env(&o.env, &|_| Some("-".to_owned()))?;
-        AgentConfig::from_env_map(&env).map_err(|e| {
+        // Only configuration errors: a missing key variable is reported when a model call
+        // needs it.
+        let refused = |e: papayu_agent::ConfigError| {
             ApiError::bad_request(format!("{e} (the settings override this variable)"))
-        })?;
+        };
+        let mut config = AgentConfig::from_env_map(&o.env).map_err(refused)?;
+        s.apply_fields(&mut config).map_err(refused)?;
         self.inner.store.save_settings(&s)?;
         self.inner.generation.fetch_add(1, Ordering::SeqCst);
         Ok(s)

@@ -117,44 +117,15 @@ impl Settings {
         Ok(())
     }
 
-    /// The environment map with the settings on top; the API key is looked up by name with
-    /// `key_lookup` (the frontend's access to its environment).
-    pub fn effective_env(
+    /// Lay these settings over `config` (parsed from the environment): every field that is set
+    /// replaces what its `PAPAYU_*` variable gave, checked as that variable is; the API key is
+    /// read with `key_lookup` (the frontend's access to its environment) from the variable
+    /// `api_key_env` names.
+    pub fn apply_to(
         &self,
-        env: &BTreeMap<String, String>,
+        config: &mut AgentConfig,
         key_lookup: &(dyn Fn(&str) -> Option<String> + Send + Sync),
-    ) -> Result<BTreeMap<String, String>, ApiError> {
-        let mut out = env.clone();
-        let mut set = |k: &str, v: String| {
-            out.insert(k.to_owned(), v);
-        };
-        if let Some(p) = blank(&self.provider) {
-            set("PAPAYU_LLM_PROVIDER", p.to_owned());
-        }
-        if let Some(u) = blank(&self.api_url) {
-            set("PAPAYU_LLM_API_URL", u.to_owned());
-        }
-        if let Some(m) = blank(&self.model) {
-            set("PAPAYU_LLM_MODEL", m.to_owned());
-        }
-        if let Some(v) = self.protocol_version {
-            set("PAPAYU_PROTOCOL_VERSION", v.to_string());
-        }
-        if let Some(b) = self.strict_json {
-            set(
-                "PAPAYU_LLM_STRICT_JSON",
-                if b { "1" } else { "0" }.to_owned(),
-            );
-        }
-        if let Some(t) = self.temperature {
-            set("PAPAYU_LLM_TEMPERATURE", t.to_string());
-        }
-        if let Some(n) = self.max_tokens {
-            set("PAPAYU_LLM_MAX_TOKENS", n.to_string());
-        }
-        if let Some(n) = self.timeout_sec {
-            set("PAPAYU_LLM_TIMEOUT_SEC", n.to_string());
-        }
+    ) -> Result<(), ApiError> {
         if let Some(name) = blank(&self.api_key_env) {
             let key = key_lookup(name).filter(|k| !k.trim().is_empty()).ok_or_else(|| {
                 ApiError::new(
@@ -164,18 +135,52 @@ impl Settings {
                     ),
                 )
             })?;
-            out.insert("PAPAYU_LLM_API_KEY".to_owned(), key);
+            config.api_key = Some(key.trim().to_owned());
         }
-        Ok(out)
+        Ok(self.apply_fields(config)?)
     }
 
-    /// The agent configuration these settings give over `env`.
+    /// Every field but the key laid over `config`; the error names the variable it replaces.
+    pub(crate) fn apply_fields(
+        &self,
+        config: &mut AgentConfig,
+    ) -> Result<(), papayu_agent::ConfigError> {
+        if let Some(p) = blank(&self.provider) {
+            config.set_provider(p)?;
+        }
+        if let Some(u) = blank(&self.api_url) {
+            config.set_api_url(u)?;
+        }
+        if let Some(m) = blank(&self.model) {
+            config.model = Some(m.to_owned());
+        }
+        if let Some(v) = self.protocol_version {
+            config.set_protocol_version(v)?;
+        }
+        if let Some(b) = self.strict_json {
+            config.strict_json = b;
+        }
+        if let Some(t) = self.temperature {
+            // The configuration's own precision: the range check sees what the agent would use.
+            config.set_temperature(t as f32)?;
+        }
+        if let Some(n) = self.max_tokens {
+            config.set_max_tokens(n)?;
+        }
+        if let Some(n) = self.timeout_sec {
+            config.set_timeout_secs(n)?;
+        }
+        Ok(())
+    }
+
+    /// The agent configuration: `env` parsed, these settings laid over it, answers streamed.
     pub fn agent_config(
         &self,
         env: &BTreeMap<String, String>,
         key_lookup: &(dyn Fn(&str) -> Option<String> + Send + Sync),
     ) -> Result<AgentConfig, ApiError> {
-        let mut config = AgentConfig::from_env_map(&self.effective_env(env, key_lookup)?)?;
+        let mut config = AgentConfig::from_env_map(env)?;
+        self.apply_to(&mut config, key_lookup)?;
         config.stream = true;
         Ok(config)
     }

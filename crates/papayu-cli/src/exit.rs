@@ -1,10 +1,9 @@
-//! Exit codes and error reporting.
+//! Exit codes and error reporting: the one map from a stable error code to an exit code.
+//! A leaf: it imports nothing from the rest of the binary.
 
 use std::process::ExitCode;
 
 use papayu_protocol::ErrorCode;
-
-use crate::global::Global;
 
 /// The process outcome (SPEC §11).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +23,52 @@ pub enum Exit {
 impl From<Exit> for ExitCode {
     fn from(e: Exit) -> Self {
         ExitCode::from(e as u8)
+    }
+}
+
+impl From<ErrorCode> for Exit {
+    /// SPEC §11, for every command: rejected by validation → 3, apply rejected or rolled back
+    /// → 4, configuration → 2, anything else (a lock, nothing to undo, I/O, cancelled) → 1.
+    fn from(code: ErrorCode) -> Exit {
+        use ErrorCode as C;
+        match code {
+            C::JsonParse
+            | C::SchemaValidation
+            | C::UnknownKind
+            | C::FieldNotAllowed
+            | C::InvalidPath
+            | C::PathTooLong
+            | C::ProtectedPath
+            | C::ForbiddenPath
+            | C::TooManyActions
+            | C::ContentTooLarge
+            | C::ContentRequired
+            | C::PseudoBinary
+            | C::PlaceholderContent
+            | C::PatchRequired
+            | C::PatchNotUnified
+            | C::BaseSha256Invalid
+            | C::RangeInvalid
+            | C::ActionConflict
+            | C::ApplyEmptyActions
+            | C::PlanHasActions
+            | C::UpdateWithoutBase
+            | C::V2UpdateExistingForbidden => Exit::Rejected,
+            C::BaseMismatch
+            | C::EditBaseMismatch
+            | C::NonUtf8File
+            | C::PatchApplyFailed
+            | C::EditApplyFailed
+            | C::EditAmbiguous
+            | C::EditAnchorNotFound
+            | C::EditBeforeNotFound
+            | C::FileExists
+            | C::CheckFailed
+            | C::PathEscapesRoot
+            | C::UndoConflict => Exit::RolledBack,
+            C::LlmConfig | C::InvalidConfig | C::ModelNotFound | C::ModelInvalid => Exit::Usage,
+            _ => Exit::Failure,
+        }
     }
 }
 
@@ -102,8 +147,9 @@ fn coded_cause(err: &anyhow::Error) -> Option<(ErrorCode, bool)> {
         .or_else(|| cause::<papayu_patch::HistoryError>(err))
 }
 
-/// Print an error (as JSON with `--json`) and turn the outcome into the process exit code.
-pub fn finish(result: anyhow::Result<Exit>, global: &Global) -> ExitCode {
+/// Print an error (as one JSON document with `json`) and turn the outcome into the process
+/// exit code.
+pub fn finish(result: anyhow::Result<Exit>, json: bool) -> ExitCode {
     match result {
         Ok(code) => code.into(),
         Err(err) => {
@@ -114,12 +160,12 @@ pub fn finish(result: anyhow::Result<Exit>, global: &Global) -> ExitCode {
             let exit = if err.downcast_ref::<UsageError>().is_some() {
                 Exit::Usage
             } else if let Some(code) = llm_code {
-                crate::cmd::session::exit_for(code)
+                Exit::from(code)
             } else {
                 Exit::Failure
             };
             let coded = coded_cause(&err);
-            if global.json {
+            if json {
                 let doc = match coded {
                     Some((code, _)) => {
                         serde_json::json!({ "ok": false, "code": code, "error": format!("{err:#}") })
@@ -140,3 +186,31 @@ pub fn finish(result: anyhow::Result<Exit>, global: &Global) -> ExitCode {
 }
 
 impl std::error::Error for UsageError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One row per class, for the codes both the agent and the engine report.
+    #[test]
+    fn every_command_maps_a_code_the_same_way() {
+        for (code, exit) in [
+            (ErrorCode::InvalidPath, Exit::Rejected),
+            (ErrorCode::RangeInvalid, Exit::Rejected),
+            (ErrorCode::BaseMismatch, Exit::RolledBack),
+            (ErrorCode::CheckFailed, Exit::RolledBack),
+            (ErrorCode::UndoConflict, Exit::RolledBack),
+            (ErrorCode::PathEscapesRoot, Exit::RolledBack),
+            (ErrorCode::ModelNotFound, Exit::Usage),
+            (ErrorCode::InvalidConfig, Exit::Usage),
+            (ErrorCode::Locked, Exit::Failure),
+            (ErrorCode::NothingToUndo, Exit::Failure),
+            (ErrorCode::Io, Exit::Failure),
+            (ErrorCode::Cancelled, Exit::Failure),
+            (ErrorCode::LlmNetwork, Exit::Failure),
+        ] {
+            assert_eq!(Exit::from(code), exit, "{code}");
+        }
+        assert!(ErrorCode::ALL.iter().all(|&c| Exit::from(c) != Exit::Ok));
+    }
+}

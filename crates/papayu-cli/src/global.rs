@@ -56,7 +56,7 @@ impl Global {
     )]
     pub fn protocol_version(&self) -> anyhow::Result<ProtocolVersion> {
         if let Some(n) = self.protocol {
-            return crate::cmd::version(n);
+            return version(n);
         }
         for var in ["PAPAYU_PROTOCOL_VERSION", "PAPAYU_PROTOCOL_DEFAULT"] {
             if let Ok(value) = std::env::var(var) {
@@ -65,7 +65,7 @@ impl Global {
                         "{var}={value:?} is not a protocol version (1, 2 or 3)"
                     ))
                 })?;
-                return crate::cmd::version(n).map_err(|_| {
+                return version(n).map_err(|_| {
                     UsageError(format!(
                         "{var}={value:?} is not a protocol version (1, 2 or 3)"
                     ))
@@ -75,6 +75,12 @@ impl Global {
         }
         Ok(ProtocolVersion::V2)
     }
+}
+
+/// The protocol version for a number the user gave (clap already bounds the flag to 1..=3).
+fn version(n: u8) -> anyhow::Result<ProtocolVersion> {
+    ProtocolVersion::from_number(n)
+        .ok_or_else(|| UsageError(format!("protocol version must be 1, 2 or 3, not {n}")).into())
 }
 
 /// Log to stderr; quiet unless `-v` (or `RUST_LOG`) asks for more.

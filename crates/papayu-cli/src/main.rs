@@ -109,5 +109,5 @@ fn main() -> ExitCode {
         Command::Recover(args) => cmd::recover::run(args, &cli.global),
         Command::ApplyPatch(args) => cmd::apply_patch::run(args, &cli.global),
     };
-    exit::finish(result, &cli.global)
+    exit::finish(result, cli.global.json)
 }

@@ -1,6 +1,6 @@
 //! The protocol fallback of SPEC §9: v3→v2, v2→v1, non-UTF-8 at once, once only.
 
-use papayu_agent::no_progress;
+use papayu_agent::{Stage, no_progress};
 use papayu_protocol::ErrorCode;
 use serde_json::json;
 
@@ -33,8 +33,8 @@ async fn v3_to_v2_after_a_failed_repair() {
     let preview = agent.prepare_apply(None, &no_progress).await.unwrap();
     let fb = preview.fallback.clone().unwrap();
     assert_eq!(
-        (fb.from, fb.to, fb.reason, fb.stage.as_str()),
-        (3, 2, ErrorCode::EditAnchorNotFound, "preview")
+        (fb.from, fb.to, fb.reason, fb.stage),
+        (3, 2, ErrorCode::EditAnchorNotFound, Stage::Preview)
     );
     assert_eq!(preview.protocol, 2);
     let reqs = model.requests().await;
@@ -67,7 +67,7 @@ async fn v3_to_v2_after_a_failed_repair() {
         t.protocol_fallback_reason,
         Some(ErrorCode::EditAnchorNotFound)
     );
-    assert_eq!(t.protocol_fallback_stage.as_deref(), Some("preview"));
+    assert_eq!(t.protocol_fallback_stage, Some(Stage::Preview));
     assert_eq!(
         (t.protocol_repair_attempt, t.repair_success),
         (1, Some(false))
@@ -95,8 +95,8 @@ async fn v2_to_v1_on_update_existing() {
     let preview = agent.prepare_apply(None, &no_progress).await.unwrap();
     let fb = preview.fallback.clone().unwrap();
     assert_eq!(
-        (fb.from, fb.to, fb.reason, fb.stage.as_str()),
-        (2, 1, ErrorCode::V2UpdateExistingForbidden, "validate")
+        (fb.from, fb.to, fb.reason, fb.stage),
+        (2, 1, ErrorCode::V2UpdateExistingForbidden, Stage::Validate)
     );
     let reqs = model.requests().await;
     assert!(
@@ -205,4 +205,85 @@ fn fallback_table() {
     );
     assert_eq!(fallback_target(V2, ErrorCode::EditAmbiguous, true), None);
     assert_eq!(fallback_target(V1, ErrorCode::NonUtf8File, true), None);
+}
+
+/// `Round` and `Stage` are enums in Rust but keep their strings on every wire: progress
+/// events, the preview a UI receives, and the trace file.
+#[tokio::test]
+async fn rounds_and_stages_keep_their_strings_in_progress_previews_and_traces() {
+    let project = Project::new(&[("src/lib.rs", LIB_RS.as_bytes())]);
+    let base = sha(LIB_RS.as_bytes());
+    let model = Model::start(&[
+        read_request("src/lib.rs"),
+        edit_answer(&base),
+        edit_answer(&base),
+        patch_answer(&base),
+    ])
+    .await;
+    let env = [("PAPAYU_PROTOCOL_VERSION", "3"), ("PAPAYU_TRACE", "1")];
+    let mut agent = project.agent(&model, &env);
+    let events = std::sync::Mutex::new(Vec::new());
+    let preview = agent
+        .prepare_apply(Some("make it 42"), &|p| {
+            events
+                .lock()
+                .unwrap()
+                .push(serde_json::to_value(p).unwrap());
+        })
+        .await
+        .unwrap();
+    let requesting: Vec<_> = events
+        .into_inner()
+        .unwrap()
+        .into_iter()
+        .filter(|e| e["stage"] == "requesting")
+        .collect();
+    assert_eq!(
+        requesting,
+        vec![
+            json!({"stage": "requesting", "attempt": "initial", "protocol": 3}),
+            json!({"stage": "requesting", "attempt": "context", "protocol": 3}),
+            json!({"stage": "requesting", "attempt": "repair", "protocol": 3}),
+            json!({"stage": "requesting", "attempt": "fallback", "protocol": 2}),
+        ]
+    );
+    assert_eq!(
+        serde_json::to_value(&preview).unwrap()["fallback"],
+        json!({"from": 3, "to": 2, "reason": "ERR_EDIT_ANCHOR_NOT_FOUND", "stage": "preview"})
+    );
+    let file = preview.trace_file.clone().unwrap();
+    let trace: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let attempts: Vec<_> = trace["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["kind"].clone(), a.get("stage").cloned()))
+        .collect();
+    assert_eq!(
+        attempts,
+        vec![
+            (json!("initial"), None),
+            (json!("context"), Some(json!("preview"))),
+            (json!("repair"), Some(json!("preview"))),
+            (json!("fallback"), None),
+        ]
+    );
+    assert_eq!(trace["protocol_fallback_stage"], "preview");
+}
+
+#[test]
+fn a_rejection_names_its_stage_in_words() {
+    let err = papayu_agent::AgentError::Rejected {
+        stage: Stage::Schema,
+        violations: vec![papayu_protocol::Violation::new(
+            ErrorCode::JsonParse,
+            "not JSON",
+        )],
+    };
+    assert!(
+        err.to_string()
+            .starts_with("the plan was rejected at the schema stage: "),
+        "{err}"
+    );
 }

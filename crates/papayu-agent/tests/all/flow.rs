@@ -1,6 +1,6 @@
 //! plan → apply, context rounds, repair, NO_CHANGES, update-without-base, deletes, chat.
 
-use papayu_agent::{AgentError, ChatTurn, Mode, no_progress};
+use papayu_agent::{AgentError, ChatTurn, Mode, Stage, no_progress};
 use papayu_llm::REPAIR_INSTRUCTION;
 use papayu_protocol::ErrorCode;
 use serde_json::json;
@@ -136,7 +136,13 @@ async fn repair_failure_leaves_the_project_alone() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidPath);
-    assert!(matches!(err, AgentError::Rejected { ref stage, .. } if stage == "validate"));
+    assert!(matches!(
+        err,
+        AgentError::Rejected {
+            stage: Stage::Validate,
+            ..
+        }
+    ));
     assert_eq!(
         model.requests().await.len(),
         2,
@@ -240,7 +246,7 @@ async fn base_sha256_injected_on_mismatch() {
         .find(|t| t.mode == "APPLY")
         .unwrap();
     assert_eq!(t.repair_injected_paths, vec!["src/lib.rs".to_owned()]);
-    assert_eq!(t.attempts[0].stage.as_deref(), Some("preview"));
+    assert_eq!(t.attempts[0].stage, Some(Stage::Preview));
 }
 
 #[tokio::test]

@@ -9,5 +9,7 @@
 
 mod errors;
 mod flow;
+#[cfg(feature = "http")]
+mod http;
 mod settings;
 mod support;

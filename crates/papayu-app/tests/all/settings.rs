@@ -96,3 +96,130 @@ async fn a_key_variable_that_is_not_set_is_reported_at_the_model_call() {
     assert!(e.message.contains("UNSET_KEY_VAR"), "{}", e.message);
     assert_eq!(model.calls().await, 0);
 }
+
+fn env(vars: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
+    vars.iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+fn keys(name: &str) -> Option<String> {
+    (name == "TEST_KEY").then(|| "  sk-test-key\n".to_owned())
+}
+
+#[test]
+fn every_setting_overrides_its_variable_and_unset_ones_leave_the_environment() {
+    let environment = env(&[
+        ("PAPAYU_LLM_PROVIDER", "ollama"),
+        ("PAPAYU_LLM_API_URL", "http://127.0.0.1:11434"),
+        ("PAPAYU_LLM_MODEL", "env-model"),
+        ("PAPAYU_LLM_API_KEY", "env-key"),
+        ("PAPAYU_LLM_TEMPERATURE", "1"),
+        ("PAPAYU_LLM_TIMEOUT_SEC", "30"),
+        ("PAPAYU_TRACE", "1"),
+    ]);
+    let s = settings(json!({
+        "provider": " anthropic ", "api_url": "https://api.example/v1", "model": "m-from-settings",
+        "api_key_env": "TEST_KEY", "protocol_version": 3, "strict_json": true,
+        "temperature": 0.25, "max_tokens": 99, "timeout_sec": 86400
+    }));
+    let c = s.agent_config(&environment, &keys).unwrap();
+    assert_eq!(c.provider, Some(papayu_llm::ProviderKind::Anthropic));
+    assert_eq!(c.api_url.as_deref(), Some("https://api.example/v1"));
+    assert_eq!(c.model.as_deref(), Some("m-from-settings"));
+    assert_eq!(
+        c.api_key.as_deref(),
+        Some("sk-test-key"),
+        "trimmed, as a variable is"
+    );
+    assert_eq!(
+        c.protocol_version,
+        Some(papayu_protocol::ProtocolVersion::V3)
+    );
+    assert!(c.strict_json);
+    assert_eq!(c.temperature, 0.25);
+    assert_eq!(c.max_tokens, Some(99));
+    assert_eq!(c.timeout, std::time::Duration::from_secs(86_400));
+    assert!(c.trace, "what no setting names stays the environment's");
+    assert!(c.stream, "the UI streams");
+
+    // Blank and unset settings leave every variable as the environment gave it.
+    let blank = settings(json!({"provider": " ", "api_url": "", "model": "  ", "api_key_env": ""}));
+    let c = blank.agent_config(&environment, &keys).unwrap();
+    let plain = papayu_agent::AgentConfig::from_env_map(&environment).unwrap();
+    assert_eq!(c.provider, plain.provider);
+    assert_eq!(c.api_url, plain.api_url);
+    assert_eq!(c.model, plain.model);
+    assert_eq!(c.api_key.as_deref(), Some("env-key"));
+    assert_eq!(c.temperature, 1.0);
+    assert_eq!(c.timeout, std::time::Duration::from_secs(30));
+}
+
+#[test]
+fn a_key_variable_that_is_not_set_or_blank_is_invalid_config() {
+    let lookup = |name: &str| (name == "BLANK_KEY").then(|| "  ".to_owned());
+    for name in ["UNSET_KEY_VAR", "BLANK_KEY"] {
+        let s = settings(json!({ "api_key_env": name }));
+        let e = s.agent_config(&env(&[]), &lookup).unwrap_err();
+        assert_eq!(e.code, "ERR_INVALID_CONFIG");
+        assert!(
+            e.message
+                .starts_with(&format!("api_key_env names {name}, which is not set")),
+            "{}",
+            e.message
+        );
+    }
+}
+
+/// A settings file edited by hand is not validated on load: its values are checked as the
+/// variables they replace, and the error names that variable.
+#[test]
+fn a_hand_edited_setting_is_checked_as_its_variable() {
+    for (bad, variable) in [
+        (json!({"provider": "skynet"}), "PAPAYU_LLM_PROVIDER"),
+        (json!({"api_url": "ftp://x"}), "PAPAYU_LLM_API_URL"),
+        (json!({"protocol_version": 9}), "PAPAYU_PROTOCOL_VERSION"),
+        (json!({"temperature": 7.5}), "PAPAYU_LLM_TEMPERATURE"),
+        (json!({"max_tokens": 0}), "PAPAYU_LLM_MAX_TOKENS"),
+        (json!({"timeout_sec": 0}), "PAPAYU_LLM_TIMEOUT_SEC"),
+    ] {
+        let e = settings(bad).agent_config(&env(&[]), &keys).unwrap_err();
+        assert_eq!(e.code, "ERR_INVALID_CONFIG", "{variable}");
+        assert!(e.message.starts_with(variable), "{variable}: {}", e.message);
+    }
+    // The environment's own errors come first, as without settings.
+    let e = Settings::default()
+        .agent_config(&env(&[("PAPAYU_TRACE", "maybe")]), &keys)
+        .unwrap_err();
+    assert!(e.message.starts_with("PAPAYU_TRACE="), "{}", e.message);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn saving_a_setting_the_configuration_refuses_names_the_variable() {
+    let f = Fixture::new(&[], None, &[]).await;
+    // validate() takes any timeout of at least a second; the configuration's limit is a day.
+    let e = f
+        .app
+        .save_settings(SaveSettingsArgs {
+            settings: settings(json!({"timeout_sec": 86401})),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, codes::BAD_REQUEST);
+    assert_eq!(
+        e.message,
+        "ERR_INVALID_CONFIG: PAPAYU_LLM_TIMEOUT_SEC=\"86401\": expected a whole number of seconds in 1..=86400 (the settings override this variable)"
+    );
+    assert_eq!(
+        f.app.get_settings(NoArgs {}).await.unwrap(),
+        Settings::default(),
+        "nothing was saved"
+    );
+    // A key variable that is not set does not stop a save: it is reported at the model call.
+    f.app
+        .save_settings(SaveSettingsArgs {
+            settings: settings(json!({"api_key_env": "UNSET_KEY_VAR", "timeout_sec": 86400})),
+        })
+        .await
+        .unwrap();
+}

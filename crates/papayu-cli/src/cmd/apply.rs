@@ -70,7 +70,7 @@ pub fn confirm_and_apply(
             "papayu: {} action(s) are blocked; nothing was written",
             preview.preview.summary.blocked
         );
-        return Ok(crate::cmd::session::exit_for(code));
+        return Ok(Exit::from(code));
     }
     let has_deletes = !preview.deletes.is_empty();
     if !yes {

@@ -1,5 +1,5 @@
 //! `papayu apply-plan <plan.json> [--yes] [--check CMD]... [--no-check]`, and the helpers the
-//! other transaction commands share (loading a plan, printing a preview, exit codes).
+//! other transaction commands share (loading a plan, printing a preview, reporting an error).
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -85,15 +85,6 @@ pub fn load_plan(path: &Path, global: &Global) -> Result<Loaded> {
     }
 }
 
-/// Exit code for an engine error: rejected/rolled back → 4, anything else → 1.
-pub fn exit_for(code: papayu_protocol::ErrorCode) -> Exit {
-    use papayu_protocol::ErrorCode as C;
-    match code {
-        C::Locked | C::NothingToUndo | C::Io => Exit::Failure,
-        _ => Exit::RolledBack,
-    }
-}
-
 /// Report an engine error (JSON or text, with its code) and return its exit code.
 pub fn report_error(e: &impl Coded, global: &Global) -> Result<Exit> {
     if global.json {
@@ -102,7 +93,7 @@ pub fn report_error(e: &impl Coded, global: &Global) -> Result<Exit> {
     } else {
         eprintln!("papayu: {}", with_code(e.code(), &e.to_string()));
     }
-    Ok(exit_for(e.code()))
+    Ok(Exit::from(e.code()))
 }
 
 fn colour_diff(diff: &str, colour: bool) -> String {

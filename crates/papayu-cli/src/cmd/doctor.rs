@@ -1,9 +1,10 @@
 //! `papayu doctor`: configuration, provider reachability, accepted structured-output form, latency.
 
 use anyhow::Result;
+use papayu_app::provider::{Choice, choose};
 use papayu_llm::{CapabilityCache, DoctorOptions, doctor};
 
-use crate::cmd::session::{Choice, agent_config, choose, print_json, runtime};
+use crate::cmd::session::{agent_config, local_inputs, print_json, runtime};
 use crate::exit::Exit;
 use crate::global::Global;
 
@@ -18,7 +19,7 @@ pub struct Args {
 /// Exit 0 when every provider is usable, 1 otherwise.
 pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     let config = agent_config(global)?;
-    if let Choice::Local { path, implicit } = choose(&config, global) {
+    if let Choice::Local { path, implicit } = choose(&config, &local_inputs(global)) {
         return local(args, global, &config, &path, implicit);
     }
     let mut providers = config.providers.clone();

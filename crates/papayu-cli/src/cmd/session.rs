@@ -10,9 +10,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context as _, Result};
 use camino::Utf8PathBuf;
 use papayu_agent::{Agent, AgentConfig, Progress};
-use papayu_llm::{Provider, ProviderKind};
+use papayu_app::provider::{self, LocalInputs, ProviderError};
+use papayu_llm::Provider;
 
-use crate::exit::UsageError;
+use crate::exit::{Exit, UsageError};
 use crate::global::Global;
 
 /// Every `PAPAYU_*` variable, read once (SPEC §12: libraries never read the environment).
@@ -103,116 +104,26 @@ fn local_threads() -> Result<Option<usize>> {
     }
 }
 
+/// What papayu-app's provider choice needs to know about local models: the model the user
+/// named and the cached default one.
+pub fn local_inputs(global: &Global) -> LocalInputs {
+    LocalInputs::new(named_local_model(global), default_model())
+}
+
+/// `local` with the local provider's settings: the prompt cache in [`prompt_cache_dir`] and
+/// `PAPAYU_LOCAL_THREADS` threads.
+#[cfg(feature = "local")]
+fn with_local_settings(mut local: LocalInputs) -> Result<LocalInputs> {
+    local.prompt_cache_dir = Some(prompt_cache_dir());
+    local.threads = local_threads()?;
+    Ok(local)
+}
+
 /// The local provider's configuration as every command uses it: the model at `path`, the
 /// prompt cache in [`prompt_cache_dir`], `PAPAYU_LOCAL_THREADS` threads (default: every core).
 #[cfg(feature = "local")]
 pub fn local_config(path: &std::path::Path) -> Result<papayu_llm::LocalConfig> {
-    let mut local = papayu_llm::LocalConfig::new(path);
-    local.prompt_cache = Some(prompt_cache_dir());
-    if let Some(threads) = local_threads()? {
-        local.threads = threads;
-    }
-    Ok(local)
-}
-
-/// Which provider a command uses, before anything is loaded.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Choice {
-    /// `PAPAYU_LLM_PROVIDERS` or `PAPAYU_LLM_API_URL`/`PAPAYU_LLM_MODEL`: over the network.
-    Network,
-    /// The in-process model at this path; `implicit` when nothing was configured and papayu
-    /// fell back to the cached default model.
-    Local {
-        /// The GGUF file.
-        path: PathBuf,
-        /// Chosen because nothing else was configured.
-        implicit: bool,
-    },
-}
-
-/// The provider choice: `PAPAYU_LLM_PROVIDERS` → fan-out; `--provider local` /
-/// `PAPAYU_LLM_PROVIDER=local`, or a model file named with no URL → local; nothing configured
-/// at all → local with the cached default model; otherwise the network provider.
-pub fn choose(config: &AgentConfig, global: &Global) -> Choice {
-    if !config.providers.is_empty() {
-        return Choice::Network;
-    }
-    let named = named_local_model(global);
-    let explicit = config.provider == Some(ProviderKind::Local)
-        || (named.is_some() && config.provider.is_none() && config.api_url.is_none());
-    if explicit {
-        return Choice::Local {
-            path: named.unwrap_or_else(default_model),
-            implicit: false,
-        };
-    }
-    if config.provider.is_none() && config.api_url.is_none() && config.model.is_none() {
-        return Choice::Local {
-            path: default_model(),
-            implicit: true,
-        };
-    }
-    Choice::Network
-}
-
-/// How to configure a provider, for messages.
-const CONFIGURE_HINT: &str = "Configure a provider, e.g. PAPAYU_LLM_API_URL=http://127.0.0.1:8080/v1 PAPAYU_LLM_MODEL=<model> \
-(scripts/local-llm.sh serve 8080 runs a local one), or see `papayu doctor`.";
-
-#[cfg(feature = "local")]
-fn local_provider(
-    config: &AgentConfig,
-    path: PathBuf,
-    implicit: bool,
-) -> Result<Arc<dyn Provider>> {
-    if implicit && !path.exists() {
-        return Err(papayu_llm::LlmError::ModelNotFound {
-            path: path.display().to_string(),
-        })
-        .with_context(|| {
-            format!(
-                "no provider is configured and the default local model is not downloaded: run `papayu model fetch` (once, offline afterwards).\n{CONFIGURE_HINT}"
-            )
-        });
-    }
-    let mut local = local_config(&path)?;
-    local.temperature = config.temperature;
-    // Unset, the local provider's own default holds: the network default (16 384) would let a
-    // small local model loop for minutes. Set — in the environment or in `papayu ui`'s settings,
-    // which reach this through `config` — it applies.
-    local.max_tokens = config.max_tokens_for(ProviderKind::Local);
-    local.timeout = config.timeout;
-    let provider = papayu_llm::LocalProvider::new(local)?;
-    // Said once per process: `papayu ui` builds an agent per project.
-    static SAID: AtomicBool = AtomicBool::new(false);
-    if implicit && !SAID.swap(true, Ordering::Relaxed) {
-        eprintln!(
-            "papayu: no provider configured; using the local model {} (set PAPAYU_LLM_API_URL and PAPAYU_LLM_MODEL for another)",
-            provider.model_path().display()
-        );
-    }
-    Ok(Arc::new(provider))
-}
-
-#[cfg(not(feature = "local"))]
-fn local_provider(
-    _config: &AgentConfig,
-    path: PathBuf,
-    implicit: bool,
-) -> Result<Arc<dyn Provider>> {
-    let why = if implicit {
-        "no provider is configured, and this papayu was built without the in-process local provider"
-            .to_owned()
-    } else {
-        format!(
-            "the local provider (model {}) is not part of this build",
-            path.display()
-        )
-    };
-    Err(UsageError(format!(
-        "{why}: rebuild it with `cargo install --path crates/papayu-cli --features local` (needs cmake, clang and libclang-dev).\n{CONFIGURE_HINT}"
-    ))
-    .into())
+    Ok(with_local_settings(LocalInputs::default())?.local_config(path))
 }
 
 /// The agent configuration: the environment, then the global flags on top.
@@ -234,18 +145,41 @@ pub fn agent_config(global: &Global) -> Result<AgentConfig> {
     Ok(config)
 }
 
-/// The provider the configuration names ([`choose`]): the in-process local model, or
-/// papayu-app's `build_provider` (shared with the UI): every entry of `PAPAYU_LLM_PROVIDERS`
-/// behind one fan-out, or the single `PAPAYU_LLM_API_URL` provider; a configuration error says
-/// how to configure one.
+/// The provider the configuration names (papayu-app's [`provider::build`], shared with
+/// `papayu ui`); its notice is said once per process (`papayu ui` builds an agent per project).
 pub fn provider(config: &AgentConfig, global: &Global) -> Result<Arc<dyn Provider>> {
-    if let Choice::Local { path, implicit } = choose(config, global) {
-        return local_provider(config, path, implicit);
+    let local = local_inputs(global);
+    // Only the in-process model reads PAPAYU_LOCAL_THREADS: a bad value must not fail a
+    // network run.
+    #[cfg(feature = "local")]
+    let local = match provider::choose(config, &local) {
+        provider::Choice::Local { .. } => with_local_settings(local)?,
+        provider::Choice::Network => local,
+    };
+    let chosen = provider::build(config, &local).map_err(provider_error)?;
+    static SAID: AtomicBool = AtomicBool::new(false);
+    if let Some(notice) = chosen.notice
+        && !SAID.swap(true, Ordering::Relaxed)
+    {
+        eprintln!("papayu: {notice}");
     }
-    papayu_app::build_provider(config).map_err(|e| match e {
-        papayu_app::ProviderError::Config(e) => UsageError(format!("{e}\n{CONFIGURE_HINT}")).into(),
-        other => anyhow::Error::new(other),
-    })
+    Ok(chosen.provider)
+}
+
+/// What the user can fix in the configuration is a usage error (exit 2); a model file's
+/// problem keeps its code.
+fn provider_error(e: ProviderError) -> anyhow::Error {
+    let message = e.to_string();
+    match e {
+        ProviderError::Config(c) => UsageError(format!("{c}\n{}", provider::CONFIGURE_HINT)).into(),
+        ProviderError::LocalNotBuilt { .. } => UsageError(message).into(),
+        ProviderError::Local(l) => l.into(),
+        // The LlmError stays findable for its code (`exit::finish`); the context says why.
+        ProviderError::DefaultModelMissing { source } => {
+            anyhow::Error::new(source).context(message)
+        }
+        other => other.into(),
+    }
 }
 
 fn utf8(path: PathBuf, what: &str) -> Result<Utf8PathBuf> {
@@ -356,56 +290,8 @@ pub fn confirm(question: &str) -> Result<bool> {
     ))
 }
 
-/// The exit code for an agent error (SPEC §11): rejected by validation → 3, apply rejected or
-/// rolled back → 4, configuration → 2, anything else → 1.
-pub fn exit_for(code: papayu_protocol::ErrorCode) -> crate::exit::Exit {
-    use crate::exit::Exit;
-    use papayu_protocol::ErrorCode as C;
-    match code {
-        C::JsonParse
-        | C::SchemaValidation
-        | C::UnknownKind
-        | C::FieldNotAllowed
-        | C::InvalidPath
-        | C::PathTooLong
-        | C::ProtectedPath
-        | C::ForbiddenPath
-        | C::TooManyActions
-        | C::ContentTooLarge
-        | C::ContentRequired
-        | C::PseudoBinary
-        | C::PlaceholderContent
-        | C::PatchRequired
-        | C::PatchNotUnified
-        | C::BaseSha256Invalid
-        | C::RangeInvalid
-        | C::ActionConflict
-        | C::ApplyEmptyActions
-        | C::PlanHasActions
-        | C::UpdateWithoutBase
-        | C::V2UpdateExistingForbidden => Exit::Rejected,
-        C::BaseMismatch
-        | C::EditBaseMismatch
-        | C::NonUtf8File
-        | C::PatchApplyFailed
-        | C::EditApplyFailed
-        | C::EditAmbiguous
-        | C::EditAnchorNotFound
-        | C::EditBeforeNotFound
-        | C::FileExists
-        | C::CheckFailed
-        | C::PathEscapesRoot
-        | C::UndoConflict => Exit::RolledBack,
-        C::LlmConfig | C::InvalidConfig | C::ModelNotFound | C::ModelInvalid => Exit::Usage,
-        _ => Exit::Failure,
-    }
-}
-
 /// Report an agent error with its code (JSON with `--json`) and return the exit code.
-pub fn report_agent_error(
-    e: &papayu_agent::AgentError,
-    global: &Global,
-) -> Result<crate::exit::Exit> {
+pub fn report_agent_error(e: &papayu_agent::AgentError, global: &Global) -> Result<Exit> {
     if global.json {
         let doc = serde_json::json!({"ok": false, "code": e.code(), "error": format!("{e}")});
         println!("{}", serde_json::to_string_pretty(&doc)?);
@@ -415,7 +301,7 @@ pub fn report_agent_error(
             crate::exit::with_code(e.code(), &e.to_string())
         );
     }
-    Ok(exit_for(e.code()))
+    Ok(Exit::from(e.code()))
 }
 
 /// Print a serialisable outcome as one JSON document with `"ok": true` merged in.

@@ -1,0 +1,2 @@
+export { formatDate, monthName, relativeDays } from './format.js';
+export { parseDate } from './parse.js';

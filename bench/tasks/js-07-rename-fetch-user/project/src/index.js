@@ -1,0 +1,2 @@
+export { ApiError, getUser, listTeams } from './api.js';
+export { loadProfile, renderProfile } from './profile.js';

@@ -1,0 +1,9 @@
+import { isEmail, truncate } from './helpers.js';
+
+// A one-line summary of a contact message, or an error when the reply address is invalid.
+export function summarizeMessage({ from, subject, body }) {
+  if (!isEmail(from)) {
+    throw new Error(`cannot reply to '${from}'`);
+  }
+  return `${from}: ${truncate(subject || body, 30)}`;
+}

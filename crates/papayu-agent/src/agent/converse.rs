@@ -1,0 +1,420 @@
+//! One model conversation: the requests of a call, its context rounds, the repair round and
+//! the protocol fallback, until an answer is accepted or the rejection stands.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use papayu_llm::{ChatRequest, Completion, LlmError, Message, repair_request};
+use papayu_memory::PatchReport;
+use papayu_protocol::{
+    ContextRequest, ErrorCode, ProtocolVersion, Response, Violation, parse_response,
+};
+use papayu_validate::{Mode, RelPath};
+use tracing::Instrument as _;
+
+use super::Agent;
+use super::check::Accepted;
+use super::views::{ContextReport, FallbackInfo, Progress, ProgressFn, Round, Stage};
+use crate::error::AgentError;
+use crate::prompt;
+use crate::trace::{AttemptRecord, TraceRecord};
+
+/// At most this many extra rounds answer a model's `context_requests` (SPEC §9).
+pub const MAX_CONTEXT_ROUNDS: u32 = 2;
+
+/// Codes that make an APPLY under v3 fall back to v2.
+pub const FALLBACK_V3_CODES: &[ErrorCode] = &[
+    ErrorCode::EditApplyFailed,
+    ErrorCode::NonUtf8File,
+    ErrorCode::EditBaseMismatch,
+    ErrorCode::EditAnchorNotFound,
+    ErrorCode::EditBeforeNotFound,
+    ErrorCode::EditAmbiguous,
+];
+
+/// Codes that make an APPLY under v2 fall back to v1 (when `fallback_to_v1` is on).
+pub const FALLBACK_V2_CODES: &[ErrorCode] = &[
+    ErrorCode::PatchApplyFailed,
+    ErrorCode::NonUtf8File,
+    ErrorCode::V2UpdateExistingForbidden,
+];
+
+/// The version an APPLY falls back to for `code`, if any.
+pub fn fallback_target(
+    version: ProtocolVersion,
+    code: ErrorCode,
+    fallback_to_v1: bool,
+) -> Option<ProtocolVersion> {
+    match version {
+        ProtocolVersion::V3 if FALLBACK_V3_CODES.contains(&code) => Some(ProtocolVersion::V2),
+        ProtocolVersion::V2 if fallback_to_v1 && FALLBACK_V2_CODES.contains(&code) => {
+            Some(ProtocolVersion::V1)
+        }
+        _ => None,
+    }
+}
+
+/// One model conversation (a PLAN or APPLY call) in progress.
+pub(super) struct Call {
+    pub(super) mode: Mode,
+    pub(super) version: ProtocolVersion,
+    pub(super) base_user: String,
+    pub(super) context_text: String,
+    pub(super) messages: Vec<Message>,
+    pub(super) sent: BTreeMap<String, String>,
+    pub(super) repair_used: bool,
+    pub(super) fallback: Option<FallbackInfo>,
+    pub(super) rounds: u32,
+    pub(super) trace: TraceRecord,
+    /// Which request the next one to the model is.
+    pub(super) next: Round,
+    pub(super) context: ContextReport,
+}
+
+impl Agent {
+    pub(super) fn new_call(&self, mode: Mode, goal: &str, version: ProtocolVersion) -> Call {
+        Call {
+            mode,
+            version,
+            base_user: String::new(),
+            context_text: String::new(),
+            messages: Vec::new(),
+            sent: BTreeMap::new(),
+            repair_used: false,
+            fallback: None,
+            rounds: 0,
+            trace: self.new_trace(mode, goal, version),
+            next: Round::Initial,
+            context: ContextReport::default(),
+        }
+    }
+
+    fn system(&self, mode: Mode, version: ProtocolVersion) -> Message {
+        Message::system(prompt::system_prompt(
+            self.config.llm_mode,
+            mode,
+            version,
+            &self.memory.block(),
+        ))
+    }
+
+    /// Start a call on a fresh context cycle: the context auto-gathered for `goal` becomes
+    /// the call's context and, with the goal, its user message.
+    pub(super) fn gather_for_goal(
+        &mut self,
+        call: &mut Call,
+        goal: &str,
+        progress: ProgressFn<'_>,
+    ) {
+        self.engine.new_cycle();
+        progress(&Progress::GatheringContext);
+        let text = self.gather(call, &[], Some(goal));
+        call.base_user = prompt::user_message(goal, &text);
+        call.context_text = text;
+    }
+
+    /// Assemble context for `requests` (and the goal's auto-gathering), count it in the trace
+    /// and the context report, remember the files sent, and return the rendered text.
+    fn gather(
+        &mut self,
+        call: &mut Call,
+        requests: &[ContextRequest],
+        goal: Option<&str>,
+    ) -> String {
+        let assembled = self.engine.assemble(requests, goal);
+        call.trace.context_stats.add(&assembled.stats);
+        call.context.record(&assembled);
+        call.sent.extend(
+            assembled
+                .sent_files
+                .iter()
+                .map(|(p, h)| (p.to_owned(), h.to_owned())),
+        );
+        assembled.text
+    }
+
+    /// Ask the model until an answer of `call` (its context gathered, its first user message
+    /// written) is accepted or the rejection stands, keep the fixture of an APPLY call, and
+    /// apply the accepted answer's `memory_patch`, asked for by `user_message`.
+    pub(super) async fn run_call(
+        &mut self,
+        call: &mut Call,
+        user_message: &str,
+        progress: ProgressFn<'_>,
+    ) -> Result<(Accepted, Option<PatchReport>), AgentError> {
+        call.messages = vec![
+            self.system(call.mode, call.version),
+            Message::user(call.base_user.clone()),
+        ];
+        let span = tracing::info_span!("papayu_call", trace_id = %call.trace.trace_id);
+        let result = self.converse(call, progress).instrument(span).await;
+        if call.mode == Mode::Apply {
+            self.capture_fixture(call, result.as_ref().ok());
+        }
+        let accepted = result?;
+        let memory = self.apply_memory(&accepted.response, user_message)?;
+        call.trace.memory_patch = memory.as_ref().and_then(|m| serde_json::to_value(m).ok());
+        Ok((accepted, memory))
+    }
+
+    fn apply_memory(
+        &mut self,
+        response: &Response,
+        user_message: &str,
+    ) -> Result<Option<PatchReport>, AgentError> {
+        match &response.memory_patch {
+            Some(patch) if !patch.is_empty() => {
+                let report =
+                    self.memory
+                        .apply_patch(patch, user_message, self.config.memory_autopatch)?;
+                if report.is_empty() {
+                    return Ok(None);
+                }
+                tracing::info!(
+                    event = "MEMORY_PATCH",
+                    applied = report.applied.len(),
+                    rejected = report.rejected.len(),
+                );
+                Ok(Some(report))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    async fn complete(
+        &self,
+        request: ChatRequest,
+        progress: ProgressFn<'_>,
+    ) -> Result<Completion, LlmError> {
+        if !self.config.stream {
+            return self.provider.complete(&request).await;
+        }
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<usize>();
+        let request = request.streaming(Some(Arc::new(move |n| {
+            let _ = tx.send(n);
+        })));
+        let fut = self.provider.complete(&request);
+        tokio::pin!(fut);
+        loop {
+            tokio::select! {
+                r = &mut fut => return r,
+                Some(n) = rx.recv() => progress(&Progress::Receiving { chars: n }),
+            }
+        }
+    }
+
+    /// Rounds, repair and fallback until an answer is accepted or the error stands.
+    pub(super) async fn converse(
+        &mut self,
+        call: &mut Call,
+        progress: ProgressFn<'_>,
+    ) -> Result<Accepted, AgentError> {
+        loop {
+            let request = ChatRequest::new(call.messages.clone())
+                .protocol(call.version)
+                .strict(self.config.strict_json);
+            let input_chars = request.input_chars();
+            call.trace.input_chars = input_chars;
+            let max_tokens = self.config.max_tokens_for(self.provider.info().kind);
+            call.trace.token_budget = if input_chars > papayu_llm::LARGE_INPUT_CHARS {
+                max_tokens.min(papayu_llm::LARGE_INPUT_MAX_TOKENS)
+            } else {
+                max_tokens
+            };
+            progress(&Progress::Requesting {
+                attempt: call.next,
+                protocol: call.version.number(),
+            });
+            let completion = self.complete(request.clone(), progress).await?;
+            let text = completion.text;
+            let mut attempt = AttemptRecord {
+                kind: call.next,
+                protocol: call.version.number(),
+                input_chars,
+                output_chars: text.chars().count(),
+                violations: Vec::new(),
+                stage: None,
+                raw: self.config.trace_raw.then(|| text.clone()),
+            };
+
+            // A round of context requests, while rounds remain.
+            if let Ok(r) = parse_response(&text, call.version)
+                && !r.context_requests.is_empty()
+                && r.effective_actions().is_empty()
+                && call.rounds < MAX_CONTEXT_ROUNDS
+            {
+                call.rounds += 1;
+                progress(&Progress::ContextRound {
+                    round: call.rounds,
+                    requests: r.context_requests.len(),
+                });
+                let gathered = self.gather(call, &r.context_requests, None);
+                let msg = prompt::context_round_message(
+                    call.rounds,
+                    &gathered,
+                    call.rounds == MAX_CONTEXT_ROUNDS,
+                );
+                call.context_text.push_str("\n\n");
+                call.context_text.push_str(&gathered);
+                call.messages.push(Message::assistant(text));
+                call.messages.push(Message::user(msg));
+                call.trace.attempts.push(attempt);
+                call.next = Round::Context;
+                continue;
+            }
+
+            let (violations, stage) = match self.check(call, &text, progress) {
+                Ok(accepted) => {
+                    if call.next == Round::Repair {
+                        call.trace.repair_success = Some(true);
+                    }
+                    call.trace.attempts.push(attempt);
+                    return Ok(accepted);
+                }
+                Err(rejected) => rejected,
+            };
+            for v in &violations {
+                tracing::info!(
+                    event = "VALIDATION_FAILED",
+                    code = v.code.as_str(),
+                    reason = %papayu_llm::redact(&v.to_string()),
+                    stage = stage.as_str(),
+                    protocol = call.version.number(),
+                );
+            }
+            attempt.violations = violations.clone();
+            attempt.stage = Some(stage);
+            call.trace.attempts.push(attempt);
+
+            let fallback = (call.mode == Mode::Apply && call.fallback.is_none())
+                .then(|| {
+                    violations.iter().find_map(|v| {
+                        fallback_target(call.version, v.code, self.config.fallback_to_v1)
+                            .map(|to| (v.code, to))
+                    })
+                })
+                .flatten();
+            if let Some((reason, to)) = fallback
+                && (reason == ErrorCode::NonUtf8File || call.repair_used)
+            {
+                self.start_fallback(call, reason, to, stage, progress);
+                continue;
+            }
+            if !call.repair_used {
+                self.start_repair(call, &request, &text, &violations, progress);
+                continue;
+            }
+            return Err(AgentError::Rejected { stage, violations });
+        }
+    }
+
+    /// Switch the call to protocol `to`: a fresh conversation with that version's system
+    /// prompt, the goal, the context gathered so far and a note on why.
+    fn start_fallback(
+        &self,
+        call: &mut Call,
+        reason: ErrorCode,
+        to: ProtocolVersion,
+        stage: Stage,
+        progress: ProgressFn<'_>,
+    ) {
+        let from = call.version;
+        tracing::info!(
+            event = "PROTOCOL_FALLBACK",
+            from = %format!("v{}", from.number()),
+            to = %format!("v{}", to.number()),
+            reason = reason.as_str(),
+            stage = stage.as_str(),
+            "PROTOCOL_FALLBACK from=v{} to=v{} reason={} stage={}",
+            from.number(),
+            to.number(),
+            reason,
+            stage
+        );
+        progress(&Progress::Fallback {
+            from: from.number(),
+            to: to.number(),
+            reason,
+        });
+        if call.repair_used && call.trace.repair_success.is_none() {
+            call.trace.repair_success = Some(false);
+        }
+        call.fallback = Some(FallbackInfo {
+            from: from.number(),
+            to: to.number(),
+            reason,
+            stage,
+        });
+        call.version = to;
+        call.trace.protocol_attempts.push(to.number());
+        let note = format!(
+            "\nNOTE: your answer under protocol v{} failed with {}; answer with protocol v{} \
+as described in the system prompt.\n",
+            from.number(),
+            reason,
+            to.number()
+        );
+        let user = if call.context_text.trim().is_empty()
+            || call.base_user.contains(call.context_text.trim())
+        {
+            format!("{}{note}", call.base_user)
+        } else {
+            format!(
+                "{}\nCONTEXT:\n{}\n{note}",
+                call.base_user,
+                call.context_text.trim()
+            )
+        };
+        call.messages = vec![self.system(call.mode, to), Message::user(user)];
+        call.next = Round::Fallback;
+    }
+
+    /// The one repair round: the rejected answer and its violations, with the `base_sha256`
+    /// of every sent file a base mismatch names.
+    fn start_repair(
+        &self,
+        call: &mut Call,
+        request: &ChatRequest,
+        text: &str,
+        violations: &[Violation],
+        progress: ProgressFn<'_>,
+    ) {
+        call.repair_used = true;
+        let mut injected = Vec::new();
+        for v in violations {
+            if matches!(
+                v.code,
+                ErrorCode::BaseMismatch | ErrorCode::EditBaseMismatch
+            ) && let Some(path) = &v.path
+                && let Ok(rel) = RelPath::parse(path)
+                && let Some(sha) = call.sent.get(rel.as_str())
+                && !injected
+                    .iter()
+                    .any(|(p, _): &(String, String)| p == rel.as_str())
+            {
+                injected.push((rel.as_str().to_owned(), sha.clone()));
+            }
+        }
+        tracing::info!(
+            event = "LLM_RESPONSE_REPAIR",
+            violations = violations.len(),
+            injected_base_sha256 = injected.len(),
+            protocol = call.version.number(),
+        );
+        progress(&Progress::Repair {
+            codes: violations.iter().map(|v| v.code).collect(),
+        });
+        let mut repair = repair_request(request, text, violations);
+        if !injected.is_empty()
+            && let Some(last) = repair.messages.last_mut()
+        {
+            last.content.push('\n');
+            last.content.push_str(&prompt::base_injection(&injected));
+        }
+        call.trace
+            .repair_injected_paths
+            .extend(injected.into_iter().map(|(p, _)| p));
+        call.messages = repair.messages;
+        call.next = Round::Repair;
+    }
+}

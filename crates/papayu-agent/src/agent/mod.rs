@@ -1,0 +1,180 @@
+//! The plan→apply loop (SPEC §9): [`Agent`] and its calls, one file per job.
+//! It touches the project via papayu-patch and -context, `.papa-yu/`, the model via papayu-llm.
+
+use std::sync::Arc;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use papayu_context::ContextEngine;
+use papayu_llm::Provider;
+use papayu_memory::Memory;
+use papayu_patch::{ApplyReport, History};
+use papayu_validate::{Mode, Policy};
+
+use crate::config::AgentConfig;
+use crate::error::AgentError;
+use crate::mode::{ModeDecision, resolve_mode};
+use crate::state::{SavedPlan, load_saved_plan, store_saved_plan};
+
+mod apply;
+mod check;
+mod converse;
+mod finish;
+mod plan;
+mod views;
+
+pub(crate) use check::{Checker, check_full};
+pub use converse::{FALLBACK_V2_CODES, FALLBACK_V3_CODES, MAX_CONTEXT_ROUNDS, fallback_target};
+pub use finish::new_trace_id;
+pub use views::{
+    ActionView, ApplyOutcome, ApplyPreview, ChatTurn, ContextReport, DroppedBlock, FallbackInfo,
+    PlanOutcome, Progress, ProgressFn, Round, Stage, no_progress,
+};
+
+/// The plan→apply loop for one project. Frontends (CLI, desktop) create one per project and
+/// call [`plan`](Self::plan), [`prepare_apply`](Self::prepare_apply), [`apply`](Self::apply),
+/// [`handle_message`](Self::handle_message), [`undo`](Self::undo) …
+pub struct Agent {
+    config: AgentConfig,
+    root: Utf8PathBuf,
+    provider: Arc<dyn Provider>,
+    memory: Memory,
+    engine: ContextEngine,
+    policy: Policy,
+    patch: papayu_patch::Project,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("root", &self.root)
+            .field("provider", &self.provider.info())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Agent {
+    /// Open the project at `project_root` (recovering any unfinished transaction first), load
+    /// the preferences from `config_dir` and the project, and the project policy
+    /// (`.papa-yu/policy.json`, when present).
+    pub fn new(
+        config: AgentConfig,
+        project_root: impl AsRef<Utf8Path>,
+        config_dir: impl AsRef<Utf8Path>,
+        provider: Arc<dyn Provider>,
+    ) -> Result<Agent, AgentError> {
+        let root = project_root.as_ref().to_owned();
+        let patch = papayu_patch::Project::open(root.as_std_path())?;
+        let policy_file = root.join(".papa-yu/policy.json");
+        let policy = match fs_err::read_to_string(&policy_file) {
+            Ok(text) => Policy::from_json(&text).map_err(|e| AgentError::State {
+                path: policy_file.clone(),
+                message: e.to_string(),
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Policy::default(),
+            Err(e) => {
+                return Err(AgentError::Io {
+                    path: policy_file,
+                    source: e,
+                });
+            }
+        };
+        let memory = Memory::load(config_dir, &root)?;
+        let mut ctx = config.context_config();
+        ctx.policy = policy.clone();
+        ctx.log_files = memory.project().log_files().clone();
+        let engine = ContextEngine::new(&root, ctx)?;
+        Ok(Agent {
+            config,
+            root,
+            provider,
+            memory,
+            engine,
+            policy,
+            patch,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
+    /// The project root.
+    pub fn root(&self) -> &Utf8Path {
+        &self.root
+    }
+
+    /// The loaded preferences.
+    pub fn memory(&self) -> &Memory {
+        &self.memory
+    }
+
+    /// The saved plan, if any (`.papa-yu/state.json`).
+    pub fn saved_plan(&self) -> Result<Option<SavedPlan>, AgentError> {
+        load_saved_plan(&self.root)
+    }
+
+    /// Forget the saved plan.
+    pub fn discard_saved_plan(&self) -> Result<(), AgentError> {
+        store_saved_plan(&self.root, None)
+    }
+
+    /// Decide the mode of a chat message (SPEC §9) against the saved plan and memory.
+    pub fn resolve(&self, message: &str) -> Result<ModeDecision, AgentError> {
+        let saved = self.saved_plan()?.is_some();
+        Ok(resolve_mode(
+            message,
+            saved,
+            self.memory.user().output_format(),
+        ))
+    }
+
+    /// One chat turn: resolve the mode, then plan, or prepare the APPLY (of the saved plan
+    /// for a trigger such as "ok"/"да"). The frontend shows a [`ChatTurn::Preview`], asks for
+    /// confirmation, and calls [`apply`](Self::apply).
+    pub async fn handle_message(
+        &mut self,
+        message: &str,
+        progress: ProgressFn<'_>,
+    ) -> Result<ChatTurn, AgentError> {
+        let decision = self.resolve(message)?;
+        if decision.apply_saved_plan {
+            let preview = self.prepare_apply(None, progress).await?;
+            return Ok(ChatTurn::Preview {
+                decision,
+                preview: Box::new(preview),
+            });
+        }
+        match decision.mode {
+            Mode::Plan => {
+                let outcome = self.plan(&decision.text, progress).await?;
+                Ok(ChatTurn::Plan {
+                    decision,
+                    outcome: Box::new(outcome),
+                })
+            }
+            Mode::Apply => {
+                let preview = self.prepare_apply(Some(&decision.text), progress).await?;
+                Ok(ChatTurn::Preview {
+                    decision,
+                    preview: Box::new(preview),
+                })
+            }
+        }
+    }
+
+    /// Undo the last transaction (`force` overrides the conflict check).
+    pub fn undo(&self, force: bool) -> Result<ApplyReport, AgentError> {
+        Ok(self.patch.undo(force)?)
+    }
+
+    /// Redo the last undone transaction.
+    pub fn redo(&self, force: bool) -> Result<ApplyReport, AgentError> {
+        Ok(self.patch.redo(force)?)
+    }
+
+    /// The undo and redo stacks.
+    pub fn history(&self) -> Result<History, AgentError> {
+        Ok(self.patch.history()?)
+    }
+}

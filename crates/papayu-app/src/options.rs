@@ -1,0 +1,87 @@
+//! [`AppOptions`]: what the frontend binary gives the app — its configuration directory, the
+//! `PAPAYU_*` map and key lookup it read once, and how to build a provider.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use camino::Utf8PathBuf;
+use papayu_agent::AgentConfig;
+use papayu_llm::Provider;
+
+use crate::api::Transport;
+use crate::error::ApiError;
+use crate::provider::build_provider;
+
+/// Looks an environment variable up by name (the frontend's access to its environment).
+pub type KeyLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// Builds the provider for a configuration (default: [`build_provider`]).
+pub type ProviderFactory =
+    Arc<dyn Fn(&AgentConfig) -> Result<Arc<dyn Provider>, ApiError> + Send + Sync>;
+
+/// What the frontend binary gives the app.
+#[derive(Clone)]
+pub struct AppOptions {
+    pub(crate) config_dir: Utf8PathBuf,
+    pub(crate) transport: Transport,
+    pub(crate) env: BTreeMap<String, String>,
+    pub(crate) key_lookup: KeyLookup,
+    pub(crate) home_dir: Option<Utf8PathBuf>,
+    pub(crate) provider_factory: ProviderFactory,
+}
+
+impl std::fmt::Debug for AppOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppOptions")
+            .field("config_dir", &self.config_dir)
+            .field("transport", &self.transport)
+            .field("env", &self.env.keys().collect::<Vec<_>>())
+            .field("home_dir", &self.home_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AppOptions {
+    /// Options with the user's configuration directory (`~/.config`), an empty environment,
+    /// no keys, and the default provider factory.
+    pub fn new(config_dir: impl Into<Utf8PathBuf>, transport: Transport) -> Self {
+        Self {
+            config_dir: config_dir.into(),
+            transport,
+            env: BTreeMap::new(),
+            key_lookup: Arc::new(|_| None),
+            home_dir: None,
+            provider_factory: Arc::new(|c| build_provider(c).map_err(ApiError::from)),
+        }
+    }
+
+    /// The `PAPAYU_*` variables, read once by the frontend.
+    pub fn env(mut self, env: BTreeMap<String, String>) -> Self {
+        self.env = env;
+        self
+    }
+
+    /// How to read the variable a setting's `api_key_env` names.
+    pub fn key_lookup(
+        mut self,
+        f: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.key_lookup = Arc::new(f);
+        self
+    }
+
+    /// Where `list_dir` starts.
+    pub fn home_dir(mut self, dir: impl Into<Utf8PathBuf>) -> Self {
+        self.home_dir = Some(dir.into());
+        self
+    }
+
+    /// Replace the provider factory (tests, embedders).
+    pub fn provider_factory(
+        mut self,
+        f: impl Fn(&AgentConfig) -> Result<Arc<dyn Provider>, ApiError> + Send + Sync + 'static,
+    ) -> Self {
+        self.provider_factory = Arc::new(f);
+        self
+    }
+}
