@@ -4,7 +4,7 @@ use camino::Utf8PathBuf;
 use papayu_context::ContextError;
 use papayu_llm::LlmError;
 use papayu_memory::MemoryError;
-use papayu_patch::PatchError;
+use papayu_patch::{ApplyError, HistoryError, OpenError, UndoError};
 use papayu_protocol::{ErrorCode, Violation};
 
 use crate::agent::Stage;
@@ -29,9 +29,18 @@ pub enum AgentError {
         /// Every violation of the last answer; the first one's code is [`AgentError::code`].
         violations: Vec<Violation>,
     },
-    /// The transactional engine failed (nothing was left half-written).
+    /// The project could not be opened for transactions (its recovery failed).
     #[error(transparent)]
-    Patch(#[from] PatchError),
+    Open(#[from] OpenError),
+    /// A preview or an apply failed (nothing was left half-written).
+    #[error(transparent)]
+    Apply(#[from] ApplyError),
+    /// An undo or a redo failed (nothing was left half-written).
+    #[error(transparent)]
+    Undo(#[from] UndoError),
+    /// The undo/redo history could not be read.
+    #[error(transparent)]
+    History(#[from] HistoryError),
     /// The project could not be opened for context gathering.
     #[error(transparent)]
     Context(#[from] ContextError),
@@ -91,7 +100,10 @@ impl AgentError {
             Self::Rejected { violations, .. } => violations
                 .first()
                 .map_or(ErrorCode::SchemaValidation, |v| v.code),
-            Self::Patch(e) => e.code(),
+            Self::Open(e) => e.code(),
+            Self::Apply(e) => e.code(),
+            Self::Undo(e) => e.code(),
+            Self::History(e) => e.code(),
             Self::Context(e) => e.code(),
             Self::Memory(e) => e.code(),
             Self::NoSavedPlan => ErrorCode::NoSavedPlan,

@@ -360,7 +360,7 @@ pub fn replay(golden: &GoldenTrace) -> Result<ReplayReport, AgentError> {
         (None, _) => "rejected",
         (Some(_), Mode::Plan) => "planned",
         (Some(acc), Mode::Apply) => match &acc.plan {
-            Some((plan, _)) if plan.actions.is_empty() => "no_changes",
+            Some((plan, _)) if plan.actions().is_empty() => "no_changes",
             Some((plan, _)) if r.outcome == "applied" => {
                 let report = patch
                     .transaction(plan)

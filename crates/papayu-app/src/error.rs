@@ -1,7 +1,7 @@
 //! [`ApiError`]: the one error every command returns, as the UI shows it.
 
 use papayu_agent::AgentError;
-use papayu_patch::PatchError;
+use papayu_patch::{ApplyError, HistoryError, OpenError, RecoverError, UndoError};
 use papayu_protocol::Violation;
 use serde::{Deserialize, Serialize};
 
@@ -128,12 +128,18 @@ impl From<AgentError> for ApiError {
     }
 }
 
-impl From<PatchError> for ApiError {
-    fn from(e: PatchError) -> Self {
-        let code = e.code().as_str();
-        Self::new(code, strip_code(code, e.to_string()))
-    }
+/// papayu-patch's operation errors: their messages carry no code, the code is a field.
+macro_rules! from_patch_errors {
+    ($($error:ty),*) => {$(
+        impl From<$error> for ApiError {
+            fn from(e: $error) -> Self {
+                Self::new(e.code().as_str(), e.to_string())
+            }
+        }
+    )*};
 }
+
+from_patch_errors!(OpenError, RecoverError, ApplyError, UndoError, HistoryError);
 
 impl From<papayu_agent::ConfigError> for ApiError {
     fn from(e: papayu_agent::ConfigError) -> Self {

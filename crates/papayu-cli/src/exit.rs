@@ -93,6 +93,60 @@ pub fn read_input(path: &std::path::Path) -> anyhow::Result<String> {
     fs_err::read_to_string(path).map_err(|e| UsageError(e.to_string()).into())
 }
 
+/// An error of a papayu library: its stable code and its message, which the frontend shows side
+/// by side (`ERR_LOCKED: another papayu …`).
+pub trait Coded: std::fmt::Display {
+    /// The stable code.
+    fn code(&self) -> ErrorCode;
+}
+
+macro_rules! coded {
+    ($($error:ty),*) => {$(
+        impl Coded for $error {
+            fn code(&self) -> ErrorCode {
+                <$error>::code(self)
+            }
+        }
+    )*};
+}
+
+coded!(
+    papayu_patch::OpenError,
+    papayu_patch::RecoverError,
+    papayu_patch::ApplyError,
+    papayu_patch::UndoError,
+    papayu_patch::HistoryError,
+    papayu_agent::AgentError,
+    papayu_llm::LlmError
+);
+
+/// `message` with `code` in front, once: a message that already starts with its code (some
+/// errors still carry it) is left as it is.
+pub fn with_code(code: ErrorCode, message: &str) -> String {
+    if message.starts_with(code.as_str()) {
+        message.to_owned()
+    } else {
+        format!("{code}: {message}")
+    }
+}
+
+/// The library error `err` carries, as its code and whether its own message already shows it.
+fn coded_cause(err: &anyhow::Error) -> Option<(ErrorCode, bool)> {
+    fn cause<E: Coded + std::fmt::Debug + Send + Sync + 'static>(
+        err: &anyhow::Error,
+    ) -> Option<(ErrorCode, bool)> {
+        let e = err.downcast_ref::<E>()?;
+        Some((e.code(), e.to_string().starts_with(e.code().as_str())))
+    }
+    cause::<papayu_llm::LlmError>(err)
+        .or_else(|| cause::<papayu_agent::AgentError>(err))
+        .or_else(|| cause::<papayu_patch::OpenError>(err))
+        .or_else(|| cause::<papayu_patch::RecoverError>(err))
+        .or_else(|| cause::<papayu_patch::ApplyError>(err))
+        .or_else(|| cause::<papayu_patch::UndoError>(err))
+        .or_else(|| cause::<papayu_patch::HistoryError>(err))
+}
+
 /// Print an error (as one JSON document with `json`) and turn the outcome into the process
 /// exit code.
 pub fn finish(result: anyhow::Result<Exit>, json: bool) -> ExitCode {
@@ -100,28 +154,31 @@ pub fn finish(result: anyhow::Result<Exit>, json: bool) -> ExitCode {
         Ok(code) => code.into(),
         Err(err) => {
             // An LLM-layer error (a missing model file, say) keeps its stable code.
-            let code = err
+            let llm_code = err
                 .downcast_ref::<papayu_llm::LlmError>()
                 .map(papayu_llm::LlmError::code);
             let exit = if err.downcast_ref::<UsageError>().is_some() {
                 Exit::Usage
-            } else if let Some(code) = code {
+            } else if let Some(code) = llm_code {
                 Exit::from(code)
             } else {
                 Exit::Failure
             };
+            let coded = coded_cause(&err);
             if json {
-                let doc = match code {
-                    Some(code) => {
+                let doc = match coded {
+                    Some((code, _)) => {
                         serde_json::json!({ "ok": false, "code": code, "error": format!("{err:#}") })
                     }
                     None => serde_json::json!({ "ok": false, "error": format!("{err:#}") }),
                 };
                 println!("{doc}");
-            } else if let Some(code) = code {
-                eprintln!("papayu: error: {code}: {err:#}");
             } else {
-                eprintln!("papayu: error: {err:#}");
+                match coded {
+                    // The code once, in front, however deep in the context chain the error is.
+                    Some((code, false)) => eprintln!("papayu: error: {code}: {err:#}"),
+                    _ => eprintln!("papayu: error: {err:#}"),
+                }
             }
             exit.into()
         }

@@ -23,8 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &Context::new(ProtocolVersion::V2),
         &Policy::default(),
     )
-    .into_plan()
-    .map_err(|v| format!("rejected: {v:?}"))?;
+    .into_plan()?;
 
     let project = Project::open(dir.path())?;
     let preview = project.transaction(&plan).preview()?;

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use crate::fsx::{Node, Root};
 
@@ -58,12 +58,68 @@ pub struct CheckReport {
     pub command: String,
     /// Whether it exited 0 within the timeout.
     pub success: bool,
-    /// Human status: `exited with 0`, `timed out after 120 s and was killed`, …
-    pub status: String,
+    /// How it ended (serialised as its message: `exited with 0`, `timed out after 120 s and was
+    /// killed`, …).
+    pub status: CheckStatus,
     /// Wall time in milliseconds.
     pub duration_ms: u64,
     /// The last [`OUTPUT_TAIL_BYTES`] of combined stdout and stderr, decoded lossily.
     pub output: String,
+    /// Why the transaction's judge ([`crate::ApplyOptions::judge`]) refused this run, when it
+    /// did: a run may exit 0 and still not verify a change, or exit 1 and verify it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejected: Option<String>,
+}
+
+/// How a check command ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CheckStatus {
+    /// It exited with this code (0 is success).
+    Exited(i32),
+    /// It was killed by a signal.
+    Signalled,
+    /// It ran past its timeout and its process group was killed.
+    TimedOut(Duration),
+    /// The transaction was cancelled while it ran, and its process group was killed.
+    Cancelled,
+    /// The pipe for its output could not be created (the OS error's message).
+    NoPipe(String),
+    /// It could not be started (the OS error's message).
+    NotStarted(String),
+    /// Waiting for it failed (the OS error's message).
+    NotWaited(String),
+}
+
+impl CheckStatus {
+    /// Whether the command exited 0.
+    pub fn success(&self) -> bool {
+        *self == CheckStatus::Exited(0)
+    }
+}
+
+impl std::fmt::Display for CheckStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CheckStatus::Exited(code) => write!(f, "exited with {code}"),
+            CheckStatus::Signalled => f.write_str("was killed by a signal"),
+            CheckStatus::TimedOut(after) => write!(
+                f,
+                "timed out after {} s and was killed",
+                after.as_secs_f64()
+            ),
+            CheckStatus::Cancelled => f.write_str("was cancelled and killed"),
+            CheckStatus::NoPipe(e) => write!(f, "could not create a pipe: {e}"),
+            CheckStatus::NotStarted(e) => write!(f, "could not start: {e}"),
+            CheckStatus::NotWaited(e) => write!(f, "could not wait for it: {e}"),
+        }
+    }
+}
+
+impl Serialize for CheckStatus {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }
 
 /// The commands [`Checks::Detect`] picks for the project at `root`.
@@ -150,20 +206,21 @@ pub fn run_check(
     sandbox: &Sandbox,
 ) -> CheckReport {
     let started = Instant::now();
-    let fail = |status: String| CheckReport {
+    let fail = |status: CheckStatus| CheckReport {
         command: command.to_owned(),
         success: false,
         status,
         duration_ms: started.elapsed().as_millis() as u64,
         output: String::new(),
+        rejected: None,
     };
     let (mut reader, writer) = match std::io::pipe() {
         Ok(p) => p,
-        Err(e) => return fail(format!("could not create a pipe: {e}")),
+        Err(e) => return fail(CheckStatus::NoPipe(e.to_string())),
     };
     let writer2 = match writer.try_clone() {
         Ok(w) => w,
-        Err(e) => return fail(format!("could not create a pipe: {e}")),
+        Err(e) => return fail(CheckStatus::NoPipe(e.to_string())),
     };
     let scratch = std::env::temp_dir();
     let mut cmd = match sandbox {
@@ -194,7 +251,7 @@ pub fn run_check(
     cmd.env("PYTHONPYCACHEPREFIX", &pycache);
     let mut child = match cmd.spawn() {
         Ok(c) => c,
-        Err(e) => return fail(format!("could not start: {e}")),
+        Err(e) => return fail(CheckStatus::NotStarted(e.to_string())),
     };
     // The parent's copies of the write end are in `cmd`; drop them so EOF arrives.
     drop(cmd);
@@ -220,40 +277,34 @@ pub fn run_check(
             Ok(None) if started.elapsed() >= timeout => {
                 let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
                 let _ = child.wait();
-                break Err(format!(
-                    "timed out after {} s and was killed",
-                    timeout.as_secs_f64()
-                ));
+                break Err(CheckStatus::TimedOut(timeout));
             }
             Ok(None) if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) => {
                 let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
                 let _ = child.wait();
-                break Err("was cancelled and killed".to_owned());
+                break Err(CheckStatus::Cancelled);
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => break Err(format!("could not wait for it: {e}")),
+            Err(e) => break Err(CheckStatus::NotWaited(e.to_string())),
         }
     };
     // Grandchildren that outlive the command may hold the pipe open: stop waiting after 2 s.
     let output = rx.recv_timeout(Duration::from_secs(2)).unwrap_or_default();
     let _ = fs_err::remove_dir_all(&pycache);
-    let (success, status) = match status {
-        Ok(st) if st.success() => (true, "exited with 0".to_owned()),
-        Ok(st) => (
-            false,
-            match st.code() {
-                Some(c) => format!("exited with {c}"),
-                None => "was killed by a signal".to_owned(),
-            },
-        ),
-        Err(s) => (false, s),
+    let status = match status {
+        Ok(st) => match st.code() {
+            Some(c) => CheckStatus::Exited(c),
+            None => CheckStatus::Signalled,
+        },
+        Err(s) => s,
     };
     CheckReport {
         command: command.to_owned(),
-        success,
+        success: status.success(),
         status,
         duration_ms: started.elapsed().as_millis() as u64,
         output,
+        rejected: None,
     }
 }
 

@@ -14,7 +14,9 @@
 //! serial fsyncs per lock taken (create: file and directory; release: directory) and protected
 //! nothing.
 
-use crate::error::PatchError;
+use camino::Utf8PathBuf;
+
+use crate::error::StoreError;
 use crate::fsx::Root;
 
 pub(crate) const LOCK: &str = ".papa-yu/lock";
@@ -71,7 +73,7 @@ fn holder_alive(pid: u32, start: u64) -> bool {
     }
 }
 
-pub(crate) fn acquire(root: &Root) -> Result<LockGuard<'_>, PatchError> {
+pub(crate) fn acquire(root: &Root) -> Result<LockGuard<'_>, StoreError> {
     root.ensure_dirs(".papa-yu")?;
     let pid = std::process::id();
     let start = proc_stat(pid).map_or(0, |(_, s)| s);
@@ -83,18 +85,14 @@ pub(crate) fn acquire(root: &Root) -> Result<LockGuard<'_>, PatchError> {
         let existing = match root.read(LOCK) {
             Ok(c) => c,
             // Released between our create and read: try again.
-            Err(crate::fsx::FsError::Io { source, .. })
-                if source.kind() == std::io::ErrorKind::NotFound =>
-            {
-                continue;
-            }
-            Err(e) => return Err(e.into()),
+            Err(e) if e.is_not_found() => continue,
+            Err(e) => return Err(e),
         };
         match parse(&existing) {
             Some((holder, s)) if holder_alive(holder, s) => {
-                return Err(PatchError::Locked {
+                return Err(StoreError::Locked {
                     pid: holder,
-                    lock: root.path().join(LOCK).display().to_string(),
+                    lock: lock_path(root),
                 });
             }
             _ => {
@@ -112,10 +110,15 @@ pub(crate) fn acquire(root: &Root) -> Result<LockGuard<'_>, PatchError> {
             }
         }
     }
-    Err(PatchError::Locked {
+    Err(StoreError::Locked {
         pid: 0,
-        lock: root.path().join(LOCK).display().to_string(),
+        lock: lock_path(root),
     })
+}
+
+/// The lock file, as the error shows it.
+fn lock_path(root: &Root) -> Utf8PathBuf {
+    Utf8PathBuf::from(root.path().join(LOCK).to_string_lossy().into_owned())
 }
 
 impl Drop for LockGuard<'_> {

@@ -6,12 +6,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use papayu_protocol::{ActionKind, ErrorCode, ProtocolVersion};
-use papayu_validate::{RelPath, ValidatedAction, ValidatedPlan};
+use papayu_protocol::{ActionKind, ProtocolVersion};
+use papayu_validate::{RelPath, ValidatedAction};
 
 use crate::engine::{self, EngineOptions, HunkReport};
-use crate::error::PatchError;
-use crate::fsx::Root;
+use crate::error::{ApplyError, EscapeReason, InvalidAction, IoOp, StoreError};
+use crate::fsx::{Node, Root};
 use crate::journal::{Bytes, Op, PlannedOp, Snapshot};
 
 /// Sort key of SPEC §5.1: CREATE_DIR (shallow first) → CREATE_FILE / UPDATE_FILE →
@@ -31,8 +31,8 @@ fn order_key(a: &ValidatedAction) -> (u8, i64, String) {
 }
 
 /// The plan's actions in apply order.
-pub(crate) fn ordered(plan: &ValidatedPlan) -> Vec<&ValidatedAction> {
-    let mut v: Vec<&ValidatedAction> = plan.actions.iter().collect();
+pub(crate) fn ordered(actions: &[ValidatedAction]) -> Vec<&ValidatedAction> {
+    let mut v: Vec<&ValidatedAction> = actions.iter().collect();
     v.sort_by_cached_key(|a| order_key(a));
     v
 }
@@ -40,39 +40,45 @@ pub(crate) fn ordered(plan: &ValidatedPlan) -> Vec<&ValidatedAction> {
 /// The checks the engine repeats itself before touching the disk, whatever the caller did.
 ///
 /// Integration point: papayu-validate's full plan validation (policy, limits, content rules)
-/// runs in the caller (the CLI and papayu-agent call it before building a [`ValidatedPlan`]);
+/// runs in the caller (the CLI and papayu-agent call it, and only it makes a
+/// [`papayu_validate::ValidatedPlan`]);
 /// what is repeated here is what the engine's own safety depends on — known kind for the
 /// version, a canonical path, and never papayu's state or git's.
-pub(crate) fn revalidate(version: ProtocolVersion, a: &ValidatedAction) -> Result<(), PatchError> {
-    let invalid = |code: ErrorCode, message: String| PatchError::Invalid {
-        code,
-        index: a.index,
-        path: a.path.as_str().to_owned(),
-        message,
-    };
+pub(crate) fn revalidate(version: ProtocolVersion, a: &ValidatedAction) -> Result<(), ApplyError> {
     if !version.allows(a.kind()) {
         return Err(invalid(
-            ErrorCode::UnknownKind,
-            format!("{} is not part of protocol {version}", a.kind()),
+            a,
+            InvalidAction::KindNotInProtocol {
+                kind: a.kind().clone(),
+                version,
+            },
         ));
     }
     match RelPath::parse(a.path.as_str()) {
         Ok(p) if p == a.path => {}
-        Ok(_) | Err(_) => {
-            return Err(invalid(
-                ErrorCode::InvalidPath,
-                "the path is not in canonical form".to_owned(),
-            ));
-        }
+        Ok(_) | Err(_) => return Err(invalid(a, InvalidAction::NotCanonical)),
     }
     let first = a.path.segments().next().unwrap_or_default().to_lowercase();
     if first == ".papa-yu" || first == ".git" {
-        return Err(invalid(
-            ErrorCode::ProtectedPath,
-            format!("`{first}/` is never written by a plan"),
-        ));
+        return Err(invalid(a, InvalidAction::StateDir { dir: first }));
     }
     Ok(())
+}
+
+fn invalid(a: &ValidatedAction, reason: InvalidAction) -> ApplyError {
+    ApplyError::Invalid {
+        index: a.index,
+        path: a.path.clone(),
+        reason,
+    }
+}
+
+/// [`ApplyError::FileExists`] for `a`.
+fn exists(a: &ValidatedAction) -> ApplyError {
+    ApplyError::FileExists {
+        index: a.index,
+        path: a.path.clone(),
+    }
 }
 
 /// What one action will do (or why it cannot).
@@ -91,7 +97,7 @@ pub(crate) struct Effect<'p> {
 
 pub(crate) struct ActionOutcome<'p> {
     pub(crate) action: &'p ValidatedAction,
-    pub(crate) result: Result<Effect<'p>, PatchError>,
+    pub(crate) result: Result<Effect<'p>, ApplyError>,
 }
 
 /// The simulated tree: paths already touched by earlier actions of the plan.
@@ -134,24 +140,26 @@ struct Ctx<'r, 'p> {
     ops: Vec<PlannedOp<'p>>,
 }
 
-/// Compute every new content and the op list, touching nothing on disk.
+/// Compute every new content and the op list of `actions` (a plan validated under `version`),
+/// touching nothing on disk.
 pub(crate) fn compute<'p>(
     root: &Root,
-    plan: &'p ValidatedPlan,
+    version: ProtocolVersion,
+    actions: &'p [ValidatedAction],
     engine: EngineOptions,
 ) -> Computed<'p> {
     let mut ctx = Ctx {
         root,
-        version: plan.version,
+        version,
         engine,
         overlay: Overlay::default(),
         ops: Vec::new(),
     };
     let mut outcomes = Vec::new();
-    for a in ordered(plan) {
+    for a in ordered(actions) {
         let mark = ctx.ops.len();
         ctx.overlay.log.clear();
-        let result = revalidate(plan.version, a).and_then(|()| ctx.action(a));
+        let result = revalidate(version, a).and_then(|()| ctx.action(a));
         if result.is_err() {
             // Undo this action's partial effect so later actions are previewed on a consistent tree.
             while let Some(undo) = ctx.overlay.log.pop() {
@@ -195,7 +203,7 @@ impl<'p> Ctx<'_, 'p> {
         false
     }
 
-    fn sim(&self, path: &str) -> Result<Sim<'p>, PatchError> {
+    fn sim(&self, path: &str) -> Result<Sim<'p>, StoreError> {
         if let Some((s, _)) = self.overlay.state.get(path) {
             return Ok(s.clone());
         }
@@ -207,15 +215,12 @@ impl<'p> Ctx<'_, 'p> {
             Snapshot::File { bytes, .. } => Sim::File(Bytes::Shared(bytes)),
             Snapshot::Dir { .. } => Sim::Dir,
             Snapshot::Symlink { .. } => {
-                return Err(PatchError::PathEscapesRoot {
-                    path: path.to_owned(),
-                    reason: "is a symbolic link; papayu never writes through symlinks".to_owned(),
-                });
+                return Err(StoreError::escape(path, EscapeReason::Symlink));
             }
         })
     }
 
-    fn push(&mut self, op: Op<'p>, after: Sim<'p>) -> Result<(), PatchError> {
+    fn push(&mut self, op: Op<'p>, after: Sim<'p>) -> Result<(), StoreError> {
         let path = op.path().to_owned();
         if let Some(&(_, idx)) = self.overlay.state.get(&path) {
             // A second op on one path (several EDIT_FILEs): keep the first op's before-state.
@@ -231,10 +236,7 @@ impl<'p> Ctx<'_, 'p> {
             Snapshot::read(self.root, &path)?
         };
         if matches!(before, Snapshot::Symlink { .. }) && !matches!(op, Op::RemoveFile { .. }) {
-            return Err(PatchError::PathEscapesRoot {
-                path,
-                reason: "is a symbolic link; papayu never writes through symlinks".to_owned(),
-            });
+            return Err(StoreError::escape(&path, EscapeReason::Symlink));
         }
         if let Snapshot::File { bytes, .. } = &before {
             self.overlay
@@ -251,18 +253,18 @@ impl<'p> Ctx<'_, 'p> {
         Ok(())
     }
 
-    fn mode_of(&self, path: &str) -> Result<Option<u32>, PatchError> {
+    fn mode_of(&self, path: &str) -> Result<Option<u32>, StoreError> {
         if self.below_new_dir(path) {
             return Ok(None);
         }
         Ok(match self.root.node(path)? {
-            crate::fsx::Node::File { mode } => Some(mode),
+            Node::File { mode } => Some(mode),
             _ => None,
         })
     }
 
     /// Make sure every ancestor of `path` is (or will be) a directory.
-    fn ensure_parents(&mut self, path: &RelPath) -> Result<(), PatchError> {
+    fn ensure_parents(&mut self, path: &RelPath) -> Result<(), StoreError> {
         let ancestors: Vec<String> = path.ancestors().map(str::to_owned).collect();
         for dir in ancestors.into_iter().rev() {
             match self.sim(&dir)? {
@@ -275,29 +277,27 @@ impl<'p> Ctx<'_, 'p> {
                     Sim::Dir,
                 )?,
                 Sim::File(_) => {
-                    return Err(PatchError::Io {
-                        op: "create parent directory",
-                        path: dir,
-                        source: std::io::Error::new(
-                            std::io::ErrorKind::NotADirectory,
-                            "a file is in the way",
-                        ),
-                    });
+                    return Err(StoreError::unusable(
+                        IoOp::CreateParentDir,
+                        &dir,
+                        std::io::ErrorKind::NotADirectory,
+                        "a file is in the way",
+                    ));
                 }
             }
         }
         Ok(())
     }
 
-    fn engine_err(a: &ValidatedAction, source: engine::EngineError) -> PatchError {
-        PatchError::Engine {
+    fn engine_err(a: &ValidatedAction, source: engine::EngineError) -> ApplyError {
+        ApplyError::Engine {
             index: a.index,
-            path: a.path.as_str().to_owned(),
+            path: a.path.clone(),
             source,
         }
     }
 
-    fn action(&mut self, a: &'p ValidatedAction) -> Result<Effect<'p>, PatchError> {
+    fn action(&mut self, a: &'p ValidatedAction) -> Result<Effect<'p>, ApplyError> {
         let path = a.path.as_str().to_owned();
         let empty = Effect {
             old: None,
@@ -318,36 +318,25 @@ impl<'p> Ctx<'_, 'p> {
                         self.push(Op::MkDir { path, mode: None }, Sim::Dir)?;
                         Ok(empty)
                     }
-                    Sim::File(_) => Err(PatchError::FileExists {
-                        index: a.index,
-                        path,
-                    }),
+                    Sim::File(_) => Err(exists(a)),
                 }
             }
             ActionKind::CreateFile | ActionKind::UpdateFile => {
                 let existing = self.sim(&path)?;
                 let old = match existing {
-                    Sim::Dir => {
-                        return Err(PatchError::FileExists {
-                            index: a.index,
-                            path,
-                        });
-                    }
+                    Sim::Dir => return Err(exists(a)),
                     Sim::File(b) => Some(b),
                     Sim::Absent => None,
                 };
                 if old.is_some() {
                     match (a.kind(), self.version) {
                         (ActionKind::CreateFile, ProtocolVersion::V2 | ProtocolVersion::V3) => {
-                            return Err(PatchError::FileExists {
-                                index: a.index,
-                                path,
-                            });
+                            return Err(exists(a));
                         }
                         (ActionKind::UpdateFile, ProtocolVersion::V2) => {
-                            return Err(PatchError::UpdateExistingForbidden {
+                            return Err(ApplyError::UpdateExistingForbidden {
                                 index: a.index,
-                                path,
+                                path: a.path.clone(),
                             });
                         }
                         _ => {}
@@ -382,43 +371,38 @@ impl<'p> Ctx<'_, 'p> {
                         ..empty
                     })
                 }
-                Sim::Dir => Err(PatchError::Io {
-                    op: "delete file",
-                    path,
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::IsADirectory,
-                        "is a directory; use DELETE_DIR",
-                    ),
-                }),
+                Sim::Dir => Err(StoreError::unusable(
+                    IoOp::DeleteFile,
+                    &path,
+                    std::io::ErrorKind::IsADirectory,
+                    "is a directory; use DELETE_DIR",
+                )
+                .into()),
             },
             ActionKind::DeleteDir => match self.sim(&path)? {
                 Sim::Absent => Ok(Effect {
                     noop: true,
                     ..empty
                 }),
-                Sim::File(_) => Err(PatchError::Io {
-                    op: "delete directory",
-                    path,
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::NotADirectory,
-                        "is a file; use DELETE_FILE",
-                    ),
-                }),
+                Sim::File(_) => Err(StoreError::unusable(
+                    IoOp::DeleteDir,
+                    &path,
+                    std::io::ErrorKind::NotADirectory,
+                    "is a file; use DELETE_FILE",
+                )
+                .into()),
                 Sim::Dir => {
                     let mut removed = 0;
-                    self.delete_tree(a.index, &path, &mut removed)?;
+                    self.delete_tree(a, &path, &mut removed)?;
                     Ok(Effect {
                         removed_files: removed,
                         ..empty
                     })
                 }
             },
-            ActionKind::Unknown(k) => Err(PatchError::Invalid {
-                code: ErrorCode::UnknownKind,
-                index: a.index,
-                path,
-                message: format!("unknown action kind `{k}`"),
-            }),
+            ActionKind::Unknown(k) => {
+                Err(invalid(a, InvalidAction::UnknownKind { kind: k.clone() }))
+            }
         }
     }
 
@@ -430,11 +414,11 @@ impl<'p> Ctx<'_, 'p> {
         path: String,
         old: Option<Bytes<'p>>,
         base: Option<Bytes<'p>>,
-    ) -> Result<Effect<'p>, PatchError> {
+    ) -> Result<Effect<'p>, ApplyError> {
         let out =
             engine::compute_borrowing(old.as_deref(), base.as_deref(), &a.action, &self.engine)
                 .map_err(|e| Self::engine_err(a, e))?;
-        self.write(path, old, out)
+        Ok(self.write(path, old, out)?)
     }
 
     /// Record a file write: the op for the journal and the simulated state share the bytes.
@@ -443,7 +427,7 @@ impl<'p> Ctx<'_, 'p> {
         path: String,
         old: Option<Bytes<'p>>,
         (new, hunks): (std::borrow::Cow<'p, [u8]>, Vec<HunkReport>),
-    ) -> Result<Effect<'p>, PatchError> {
+    ) -> Result<Effect<'p>, StoreError> {
         let mode = self.mode_of(&path)?;
         let new = Bytes::from(new);
         self.push(
@@ -469,11 +453,11 @@ impl<'p> Ctx<'_, 'p> {
     /// which does no I/O, cannot see inside the directory.
     fn delete_tree(
         &mut self,
-        index: usize,
+        a: &ValidatedAction,
         dir: &str,
         removed: &mut usize,
-    ) -> Result<(), PatchError> {
-        let on_disk = matches!(self.root.node(dir)?, crate::fsx::Node::Dir { .. });
+    ) -> Result<(), ApplyError> {
+        let on_disk = matches!(self.root.node(dir)?, Node::Dir { .. });
         let names = if on_disk {
             self.root.list(dir)?
         } else {
@@ -482,40 +466,31 @@ impl<'p> Ctx<'_, 'p> {
         for name in names {
             let child = format!("{dir}/{name}");
             if let Some(rule) = protected_by(&child) {
-                return Err(PatchError::Invalid {
-                    code: ErrorCode::ProtectedPath,
-                    index,
-                    path: dir.to_owned(),
-                    message: format!(
-                        "DELETE_DIR `{dir}` would delete `{child}`, which is protected (`{rule}`); delete the other files one by one"
-                    ),
-                });
+                return Err(invalid(
+                    a,
+                    InvalidAction::ProtectedBelow {
+                        dir: dir.to_owned(),
+                        child,
+                        rule,
+                    },
+                ));
             }
             match self.root.node(&child)? {
-                crate::fsx::Node::Dir { .. } => self.delete_tree(index, &child, removed)?,
-                crate::fsx::Node::File { .. } | crate::fsx::Node::Symlink => {
+                Node::Dir { .. } => self.delete_tree(a, &child, removed)?,
+                Node::File { .. } | Node::Symlink => {
                     self.push(Op::RemoveFile { path: child }, Sim::Absent)?;
                     *removed += 1;
                 }
-                crate::fsx::Node::Absent => {}
-                crate::fsx::Node::Other => {
-                    return Err(PatchError::Io {
-                        op: "delete directory",
-                        path: child,
-                        source: std::io::Error::new(
-                            std::io::ErrorKind::Unsupported,
-                            "not a file, directory or symlink",
-                        ),
-                    });
-                }
+                Node::Absent => {}
+                Node::Other => return Err(StoreError::not_a_node(IoOp::DeleteDir, &child).into()),
             }
         }
-        self.push(
+        Ok(self.push(
             Op::RemoveDir {
                 path: dir.to_owned(),
             },
             Sim::Absent,
-        )
+        )?)
     }
 }
 

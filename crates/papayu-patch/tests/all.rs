@@ -10,6 +10,7 @@
 mod checks;
 mod common;
 mod engine;
+mod errors;
 mod faults;
 mod fixtures;
 mod symlinks;

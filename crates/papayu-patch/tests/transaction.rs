@@ -5,7 +5,7 @@ use std::os::unix::fs::PermissionsExt;
 use papayu_patch::{ApplyOptions, Project, Stage};
 use papayu_protocol::ErrorCode;
 
-use crate::common::{Node, sha, tree, v2, write_files};
+use crate::common::{Node, plan, sha, tree, v2, write_files};
 
 #[test]
 fn preview_writes_nothing_and_matches_apply() {
@@ -39,7 +39,7 @@ fn preview_writes_nothing_and_matches_apply() {
         "{}",
         patch.diff
     );
-    assert_eq!(patch.hunks[0].tier, "exact");
+    assert_eq!(patch.hunks[0].tier.as_str(), "exact");
     assert!(preview.files[2].noop);
     let json = serde_json::to_value(&preview).unwrap();
     assert_eq!(json["summary"]["blocked"], 0);
@@ -210,30 +210,8 @@ fn normalize_eol_option_reaches_the_engine() {
     assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"x\ny\n");
 }
 
-#[test]
-fn plans_never_write_papayu_state_or_git() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
-    let mut action =
-        papayu_protocol::Action::new(papayu_protocol::ActionKind::CreateFile, ".git/config");
-    action.content = Some("x".into());
-    // Built by hand: validation would refuse it, the engine must refuse it on its own too.
-    let plan = papayu_validate::ValidatedPlan {
-        version: papayu_protocol::ProtocolVersion::V2,
-        actions: vec![papayu_validate::ValidatedAction {
-            index: 0,
-            path: papayu_validate::RelPath::parse(".git/config").unwrap(),
-            action,
-        }],
-    };
-    let err = Project::open(dir.path())
-        .unwrap()
-        .transaction(&plan)
-        .apply()
-        .unwrap_err();
-    assert_eq!(err.code(), ErrorCode::ProtectedPath);
-    assert!(!dir.path().join(".git/config").exists());
-}
+// `plans_never_write_papayu_state_or_git` is a unit test in `src/tx/transaction.rs`: it hands
+// the engine actions that validation refuses, and only papayu-validate makes a `ValidatedPlan`.
 
 #[test]
 fn recover_rolls_back_an_uncommitted_journal() {
@@ -243,19 +221,10 @@ fn recover_rolls_back_an_uncommitted_journal() {
     let dir = tempfile::tempdir().unwrap();
     write_files(dir.path(), &[("a.txt", "old\n")]);
     let before = tree(dir.path());
-    let plan = papayu_validate::ValidatedPlan {
-        version: papayu_protocol::ProtocolVersion::V1,
-        actions: vec![papayu_validate::ValidatedAction {
-            index: 0,
-            path: papayu_validate::RelPath::parse("a.txt").unwrap(),
-            action: {
-                let mut a =
-                    papayu_protocol::Action::new(papayu_protocol::ActionKind::UpdateFile, "a.txt");
-                a.content = Some("new\n".into());
-                a
-            },
-        }],
-    };
+    let plan = plan(
+        r#"{"actions":[{"kind":"UPDATE_FILE","path":"a.txt","content":"new\n"}],"summary":"s"}"#,
+        papayu_protocol::ProtocolVersion::V1,
+    );
     let project = Project::open(dir.path()).unwrap();
     let mut snapshot = None;
     let root = dir.path().to_path_buf();
@@ -306,24 +275,24 @@ fn a_transaction_with_more_writes_than_open_temp_files_renames_in_plan_order() {
     // and renamed in batches, still in plan order, and undo/redo see one transaction.
     let dir = tempfile::tempdir().unwrap();
     let paths: Vec<String> = (0..300).map(|i| format!("d{}/f{i}.txt", i % 7)).collect();
-    let actions = paths
+    let actions: Vec<papayu_protocol::Action> = paths
         .iter()
-        .enumerate()
-        .map(|(index, p)| {
+        .map(|p| {
             let mut action =
                 papayu_protocol::Action::new(papayu_protocol::ActionKind::CreateFile, p.clone());
             action.content = Some(format!("{p}\n"));
-            papayu_validate::ValidatedAction {
-                index,
-                path: papayu_validate::RelPath::parse(p).unwrap(),
-                action,
-            }
+            action
         })
         .collect();
-    let plan = papayu_validate::ValidatedPlan {
-        version: papayu_protocol::ProtocolVersion::V2,
-        actions,
-    };
+    // More actions than the default policy allows in one plan.
+    let policy = papayu_validate::Policy::from_json(r#"{"max_actions": 300}"#).unwrap();
+    let plan = papayu_validate::validate_actions(
+        &actions,
+        &papayu_validate::Context::new(papayu_protocol::ProtocolVersion::V2),
+        &policy,
+    )
+    .into_plan()
+    .unwrap();
     let project = Project::open(dir.path()).unwrap();
     let mut written = Vec::new();
     project
@@ -336,7 +305,7 @@ fn a_transaction_with_more_writes_than_open_temp_files_renames_in_plan_order() {
         .apply()
         .unwrap();
     let mut in_plan_order: Vec<String> = plan
-        .actions
+        .actions()
         .iter()
         .map(|a| a.path.as_str().to_owned())
         .collect();

@@ -72,7 +72,7 @@ fn undo_conflict_lists_changed_files_and_force_overrides() {
     let err = project.undo(false).unwrap_err();
     assert_eq!(err.code(), ErrorCode::UndoConflict);
     match &err {
-        papayu_patch::PatchError::UndoConflict { paths } => {
+        papayu_patch::UndoError::Conflict { paths } => {
             assert_eq!(paths, &["b.txt", "d/user.txt"])
         }
         other => panic!("{other}"),

@@ -44,7 +44,7 @@ fn main() -> ExitCode {
     println!("{report}");
     match report.into_plan() {
         Ok(plan) => {
-            for a in &plan.actions {
+            for a in plan.actions() {
                 println!("  {} {}", a.kind(), a.path);
             }
             ExitCode::SUCCESS

@@ -9,7 +9,7 @@ use papayu_protocol::{
 
 use crate::content::{find_placeholder, pseudo_binary_reason};
 use crate::path::RelPath;
-use crate::plan::{ValidatedAction, ValidatedPlan};
+use crate::plan::{Report, ValidatedAction};
 use crate::policy::Policy;
 use crate::unified::parse_unified_diff;
 
@@ -84,81 +84,6 @@ impl<'a> Context<'a> {
     }
 }
 
-/// The outcome of validation: every violation, sorted by action index (plan-level ones first)
-/// then code, and the actions that passed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Report {
-    version: ProtocolVersion,
-    violations: Vec<Violation>,
-    actions: Vec<ValidatedAction>,
-}
-
-impl Report {
-    /// Every violation, in deterministic order.
-    pub fn violations(&self) -> &[Violation] {
-        &self.violations
-    }
-
-    /// The codes of every violation, in order.
-    pub fn codes(&self) -> Vec<ErrorCode> {
-        self.violations.iter().map(|v| v.code).collect()
-    }
-
-    /// Whether the answer passed every rule.
-    pub fn is_valid(&self) -> bool {
-        self.violations.is_empty()
-    }
-
-    /// The plan for the apply engine, or every violation.
-    pub fn into_plan(self) -> Result<ValidatedPlan, Vec<Violation>> {
-        if self.violations.is_empty() {
-            Ok(ValidatedPlan {
-                version: self.version,
-                actions: self.actions,
-            })
-        } else {
-            Err(self.violations)
-        }
-    }
-
-    fn from_violations(version: ProtocolVersion, violations: Vec<Violation>) -> Self {
-        let mut report = Self {
-            version,
-            violations,
-            actions: Vec::new(),
-        };
-        report.sort();
-        report
-    }
-
-    fn sort(&mut self) {
-        self.violations.sort_by(|a, b| {
-            (a.action_index, a.code.as_str()).cmp(&(b.action_index, b.code.as_str()))
-        });
-    }
-}
-
-impl fmt::Display for Report {
-    /// One violation per line, or `ok: N action(s)`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.violations.is_empty() {
-            return write!(
-                f,
-                "ok: {} action(s) under protocol {}",
-                self.actions.len(),
-                self.version
-            );
-        }
-        for (i, v) in self.violations.iter().enumerate() {
-            if i > 0 {
-                writeln!(f)?;
-            }
-            write!(f, "{v}")?;
-        }
-        Ok(())
-    }
-}
-
 /// Validate a parsed response: its effective actions, its summary (for `NO_CHANGES:`) and the
 /// plan-level rules.
 pub fn validate(response: &Response, ctx: &Context<'_>, policy: &Policy) -> Report {
@@ -208,7 +133,7 @@ pub fn validate_document(doc: &Document, ctx: &Context<'_>, policy: &Policy) -> 
 pub fn check_text(text: &str, ctx: &Context<'_>, policy: &Policy) -> Report {
     match parse_document(text, ctx.version) {
         Ok(doc) => validate_document(&doc, ctx, policy),
-        Err(e) => Report::from_violations(ctx.version, vec![Violation::from(&e)]),
+        Err(e) => Report::new(ctx.version, vec![Violation::from(&e)], Vec::new()),
     }
 }
 
@@ -362,13 +287,11 @@ fn run(input: &Input<'_>, ctx: &Context<'_>, policy: &Policy, envelope: Vec<Viol
 
     check_conflicts(&mut sink, &candidates);
 
-    let mut report = Report {
-        version: ctx.version,
-        violations: sink.violations,
-        actions: candidates.into_iter().map(|(_, a)| a).collect(),
-    };
-    report.sort();
-    report
+    Report::new(
+        ctx.version,
+        sink.violations,
+        candidates.into_iter().map(|(_, a)| a).collect(),
+    )
 }
 
 fn check_kind(sink: &mut Sink<'_>, i: usize, action: &Action, version: ProtocolVersion) -> bool {

@@ -32,7 +32,7 @@ pub(super) enum CheckPlan<'j> {
 
 /// The actions of a validated plan as a preview lists them.
 fn action_views(plan: &ValidatedPlan) -> Vec<ActionView> {
-    plan.actions
+    plan.actions()
         .iter()
         .map(|a| ActionView {
             index: a.index,
@@ -44,7 +44,7 @@ fn action_views(plan: &ValidatedPlan) -> Vec<ActionView> {
 
 /// The paths a plan's DELETE actions remove (applying them needs confirmation).
 fn delete_paths(plan: &ValidatedPlan) -> Vec<String> {
-    plan.actions
+    plan.actions()
         .iter()
         .filter(|a| a.kind().is_delete())
         .map(|a| a.path.as_str().to_owned())
@@ -119,7 +119,7 @@ impl Agent {
             };
             return Err(self.finish_err(call, e));
         };
-        let no_changes = plan.actions.is_empty();
+        let no_changes = plan.actions().is_empty();
         call.trace.apply = Some(ApplyRecord {
             outcome: if no_changes { "no_changes" } else { "pending" }.into(),
             tx_id: None,
@@ -240,31 +240,17 @@ impl Agent {
         checks: CheckPlan<'_>,
     ) -> Result<ApplyOutcome, AgentError> {
         let mut trace = preview.trace.clone();
-        let all: Vec<usize> = preview.plan.actions.iter().map(|a| a.index).collect();
-        let selected: Vec<usize> = match selection {
-            None => all.clone(),
-            Some(sel) => {
-                for &i in sel {
-                    if !all.contains(&i) {
-                        return Err(AgentError::InvalidSelection {
-                            index: i,
-                            len: all.len(),
-                        });
-                    }
-                }
-                all.iter().copied().filter(|i| sel.contains(i)).collect()
-            }
-        };
-        let plan = ValidatedPlan {
-            version: preview.plan.version,
-            actions: preview
+        let plan = match selection {
+            None => preview.plan.clone(),
+            Some(sel) => preview
                 .plan
-                .actions
-                .iter()
-                .filter(|a| selected.contains(&a.index))
-                .cloned()
-                .collect(),
+                .select(sel)
+                .map_err(|e| AgentError::InvalidSelection {
+                    index: e.index,
+                    len: e.len,
+                })?,
         };
+        let selected: Vec<usize> = plan.actions().iter().map(|a| a.index).collect();
         let record = |trace: &mut TraceRecord,
                       outcome: &str,
                       tx: Option<String>,
@@ -278,7 +264,7 @@ impl Agent {
                 files_after: after,
             });
         };
-        if plan.actions.is_empty() {
+        if plan.actions().is_empty() {
             record(
                 &mut trace,
                 if preview.no_changes {
@@ -338,7 +324,7 @@ impl Agent {
                     total: p.total,
                     command: c.command.clone(),
                     success: c.success,
-                    status: c.status.clone(),
+                    status: c.status.to_string(),
                     output: c.output.clone(),
                 }),
                 None => progress(&Progress::Applying {
@@ -352,7 +338,7 @@ impl Agent {
         }
         let result = self.patch.transaction(&plan).options(options).apply();
         let after: BTreeMap<String, Option<String>> = plan
-            .actions
+            .actions()
             .iter()
             .map(|a| {
                 let p = self.root.join(a.path.as_str());
@@ -387,7 +373,7 @@ impl Agent {
                 trace.error_code = Some(e.code());
                 trace.error = Some(e.to_string());
                 self.write_trace_if_on(&trace)?;
-                Err(AgentError::Patch(e))
+                Err(AgentError::Apply(e))
             }
         }
     }
@@ -409,12 +395,13 @@ impl Agent {
             .with_mode(Mode::Apply)
             .with_exists(&exists);
         let report = papayu_validate::check_text(text, &ctx, &self.policy);
-        let plan = report
-            .into_plan()
-            .map_err(|violations| AgentError::Rejected {
+        let plan = report.into_plan().map_err(|rejected| {
+            let violations = rejected.into_violations();
+            AgentError::Rejected {
                 stage: Stage::of(&violations),
                 violations,
-            })?;
+            }
+        })?;
         let response = parse_response(text, version).map_err(|e| AgentError::Rejected {
             stage: Stage::Schema,
             violations: vec![Violation::from(&e)],
@@ -429,7 +416,7 @@ impl Agent {
             protocol: version.number(),
             goal: trace.goal.clone(),
             summary: response.summary.clone(),
-            no_changes: plan.actions.is_empty(),
+            no_changes: plan.actions().is_empty(),
             actions: action_views(&plan),
             deletes: delete_paths(&plan),
             preview,

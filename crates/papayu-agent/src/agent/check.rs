@@ -113,7 +113,7 @@ pub(crate) fn check_full(
     let plan = rules
         .report(&response)
         .into_plan()
-        .map_err(|v| (v, Stage::Validate))?;
+        .map_err(|rejected| (rejected.into_violations(), Stage::Validate))?;
     progress(&Progress::Previewing);
     let options = ApplyOptions::default().normalize_eol_lf(c.normalize_eol_lf);
     let preview = match c.patch.transaction(&plan).options(options).preview() {

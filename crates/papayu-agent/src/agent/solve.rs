@@ -369,7 +369,7 @@ impl Agent {
         let mut feedback: Option<Feedback> = None;
         for number in 1..=options.attempts {
             if cancelled() {
-                return Err(AgentError::Patch(papayu_patch::PatchError::Cancelled));
+                return Err(AgentError::Apply(papayu_patch::ApplyError::Cancelled));
             }
             progress(&Progress::Attempt {
                 number,
@@ -468,7 +468,7 @@ impl Agent {
                     report.outcome = SolveOutcome::Verified;
                     return Ok(self.finish_report(report));
                 }
-                Err(AgentError::Patch(e)) if e.code() != ErrorCode::Cancelled => {
+                Err(AgentError::Apply(e)) if e.code() != ErrorCode::Cancelled => {
                     let f = match &judged_as {
                         Some((v, digest)) => {
                             let f = Feedback::not_verified(number, &preview, v, digest);
@@ -552,7 +552,7 @@ impl Agent {
                 report.applied = Some(outcome);
                 report.outcome = SolveOutcome::AppliedUnverified;
             }
-            Err(AgentError::Patch(e)) if e.code() != ErrorCode::Cancelled => {
+            Err(AgentError::Apply(e)) if e.code() != ErrorCode::Cancelled => {
                 attempt.error = Some(AttemptError {
                     code: e.code(),
                     message: e.to_string(),

@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Result;
-use papayu_patch::{ApplyOptions, Checks, PatchError, Preview, Project};
+use papayu_patch::{ApplyOptions, Checks, Preview, Project};
 use papayu_validate::{Context, RelPath, ValidatedPlan, check_text};
 use serde_json::json;
 
-use crate::exit::{Exit, read_input};
+use crate::exit::{Coded, Exit, read_input, with_code};
 use crate::global::Global;
 
 /// Apply a plan (a model answer) transactionally: validate, preview, confirm, apply, check.
@@ -62,7 +62,8 @@ pub fn load_plan(path: &Path, global: &Global) -> Result<Loaded> {
     let report = check_text(&text, &ctx, &policy);
     match report.into_plan() {
         Ok(plan) => Ok(Loaded::Plan(plan)),
-        Err(violations) => {
+        Err(rejected) => {
+            let violations = rejected.violations();
             if global.json {
                 let doc = json!({"ok": false, "stage": "validate", "protocol": version.number(), "violations": violations});
                 println!("{}", serde_json::to_string_pretty(&doc)?);
@@ -71,7 +72,7 @@ pub fn load_plan(path: &Path, global: &Global) -> Result<Loaded> {
                     "{}: rejected by validation (protocol {version}):",
                     path.display()
                 );
-                for v in &violations {
+                for v in violations {
                     let at = v
                         .action_index
                         .map(|i| format!("action {i} "))
@@ -84,13 +85,13 @@ pub fn load_plan(path: &Path, global: &Global) -> Result<Loaded> {
     }
 }
 
-/// Report an engine error (JSON or text) and return its exit code.
-pub fn report_error(e: &PatchError, global: &Global) -> Result<Exit> {
+/// Report an engine error (JSON or text, with its code) and return its exit code.
+pub fn report_error(e: &impl Coded, global: &Global) -> Result<Exit> {
     if global.json {
         let doc = json!({"ok": false, "code": e.code(), "error": e.to_string()});
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        eprintln!("papayu: {e}");
+        eprintln!("papayu: {}", with_code(e.code(), &e.to_string()));
     }
     Ok(Exit::from(e.code()))
 }
@@ -152,7 +153,7 @@ pub fn print_preview(preview: &Preview) {
             );
         }
         if let Some(e) = &f.error {
-            println!("  BLOCKED {}", e.message);
+            println!("  BLOCKED {}", with_code(e.code, &e.message));
         }
         if !f.diff.is_empty() {
             print!("{}", colour_diff(&f.diff, colour));

@@ -296,7 +296,10 @@ pub fn report_agent_error(e: &papayu_agent::AgentError, global: &Global) -> Resu
         let doc = serde_json::json!({"ok": false, "code": e.code(), "error": format!("{e}")});
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        eprintln!("papayu: {}: {e}", e.code());
+        eprintln!(
+            "papayu: {}",
+            crate::exit::with_code(e.code(), &e.to_string())
+        );
     }
     Ok(Exit::from(e.code()))
 }

@@ -9,6 +9,7 @@
     missing_docs
 )]
 
+mod errors;
 mod schema;
 mod validate;
 

@@ -108,7 +108,7 @@ proptest! {
         let text = serde_json::json!({"actions": actions}).to_string();
         let report = check_text(&text, &ctx(v, true), &Policy::default());
         if let Ok(plan) = report.into_plan() {
-            prop_assert!(plan.actions.iter().all(|a| RelPath::parse(a.path.as_str()).as_ref() == Ok(&a.path)));
+            prop_assert!(plan.actions().iter().all(|a| RelPath::parse(a.path.as_str()).as_ref() == Ok(&a.path)));
         }
     }
 

@@ -715,9 +715,9 @@ fn into_plan_hands_over_validated_actions() {
     let plan = check_text(&text, &v2(), &Policy::default())
         .into_plan()
         .unwrap();
-    assert_eq!(plan.version, ProtocolVersion::V2);
+    assert_eq!(plan.version(), ProtocolVersion::V2);
     let paths: Vec<_> = plan
-        .actions
+        .actions()
         .iter()
         .map(|a| (a.index, a.path.as_str()))
         .collect();
@@ -725,9 +725,59 @@ fn into_plan_hands_over_validated_actions() {
     let errs = check_text(&one(create("../x.rs", "")), &v2(), &Policy::default())
         .into_plan()
         .unwrap_err();
-    assert_eq!(errs.len(), 1);
+    assert_eq!(errs.violations().len(), 1);
     let resp = papayu_protocol::parse_response(&text, ProtocolVersion::V2).unwrap();
     assert!(validate(&resp, &v2(), &Policy::default()).is_valid());
+}
+
+#[test]
+fn select_keeps_the_chosen_actions_in_plan_order() {
+    let text = many(vec![
+        create("a.rs", "a\n"),
+        create("b.rs", "b\n"),
+        create("c.rs", "c\n"),
+    ]);
+    let plan = check_text(&text, &v2(), &Policy::default())
+        .into_plan()
+        .unwrap();
+    let part = plan.select(&[2, 0, 2]).unwrap();
+    assert_eq!(part.version(), plan.version());
+    let paths: Vec<_> = part
+        .actions()
+        .iter()
+        .map(|a| (a.index, a.path.as_str()))
+        .collect();
+    assert_eq!(paths, [(0, "a.rs"), (2, "c.rs")]);
+    assert!(plan.select(&[]).unwrap().actions().is_empty());
+}
+
+#[test]
+fn select_names_an_index_the_plan_does_not_have() {
+    let text = many(vec![create("a.rs", "a\n"), create("b.rs", "b\n")]);
+    let plan = check_text(&text, &v2(), &Policy::default())
+        .into_plan()
+        .unwrap();
+    let err = plan.select(&[1, 7, 9]).unwrap_err();
+    assert_eq!((err.index, err.len), (7, 2));
+    assert!(err.to_string().contains("action index 7"), "{err}");
+}
+
+#[test]
+fn rejected_is_an_error_listing_every_violation() {
+    let text = many(vec![create("../x.rs", "x"), create(".env", "KEY=1")]);
+    let report = check_text(&text, &v2(), &Policy::default());
+    let shown = report.to_string();
+    let rejected = report.into_plan().unwrap_err();
+    assert_eq!(
+        rejected.codes(),
+        [ErrorCode::InvalidPath, ErrorCode::ProtectedPath]
+    );
+    assert_eq!(rejected.to_string(), shown);
+    assert_eq!(rejected.to_string().lines().count(), 2);
+    let as_error: &dyn std::error::Error = &rejected;
+    assert!(as_error.to_string().contains("ERR_PROTECTED_PATH"));
+    let violations = rejected.clone().into_violations();
+    assert_eq!(violations, rejected.violations());
 }
 
 #[test]

@@ -1,0 +1,59 @@
+//! Engine errors print their stable code once, in front of a message that does not repeat it.
+
+use crate::papayu;
+
+#[test]
+fn undo_with_nothing_to_undo_prints_the_code_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = papayu(dir.path(), &["undo"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stderr.trim_end(),
+        "papayu: ERR_NOTHING_TO_UNDO: nothing to undo"
+    );
+}
+
+#[test]
+fn a_blocked_action_shows_its_code_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "old\n").unwrap();
+    std::fs::write(
+        dir.path().join("plan.json"),
+        r#"{"actions":[{"kind":"CREATE_FILE","path":"a.txt","content":"new\n"}],"summary":"s"}"#,
+    )
+    .unwrap();
+    let run = papayu(dir.path(), &["preview", "plan.json"]);
+    assert_eq!(run.code, 4, "{}{}", run.stdout, run.stderr);
+    let blocked: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains("BLOCKED"))
+        .collect();
+    assert_eq!(
+        blocked,
+        ["  BLOCKED ERR_FILE_EXISTS: action 0: `a.txt` already exists"],
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_locked_project_shows_err_locked_once_in_front() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".papa-yu")).unwrap();
+    // A live holder: this test process.
+    std::fs::write(
+        dir.path().join(".papa-yu/lock"),
+        format!("pid={}\nstart=0\n", std::process::id()),
+    )
+    .unwrap();
+    let run = papayu(dir.path(), &["history"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let line = run.stderr.trim_end();
+    assert!(
+        line.starts_with("papayu: error: ERR_LOCKED: cannot open project "),
+        "{line}"
+    );
+    assert_eq!(line.matches("ERR_LOCKED").count(), 1, "{line}");
+    assert!(line.contains("another papayu"), "{line}");
+}
