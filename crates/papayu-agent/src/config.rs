@@ -142,9 +142,18 @@ pub struct AgentConfig {
     pub context_max_total_chars: usize,
     /// `PAPAYU_CONTEXT_MAX_LOG_CHARS` (12 000).
     pub context_max_log_chars: usize,
+    /// `PAPAYU_CONTEXT_SMALL_PROJECT_BYTES` (16 000): a project whose text files come to at
+    /// most this much is sent whole in the base context; 0 turns that off.
+    pub context_small_project_bytes: usize,
     /// Stream answers so progress reports characters received (not an environment variable:
     /// the frontend decides).
     pub stream: bool,
+    /// How check and test commands are confined (not an environment variable: the frontend
+    /// knows how to launch its sandbox).
+    pub sandbox: papayu_patch::Sandbox,
+    /// The active virtual environment (`VIRTUAL_ENV`, read by the frontend), shown to the model
+    /// in the `env` block.
+    pub virtual_env: Option<String>,
 }
 
 impl Default for AgentConfig {
@@ -173,7 +182,10 @@ impl Default for AgentConfig {
             context_max_file_chars: ctx.max_file_chars,
             context_max_total_chars: ctx.max_total_chars,
             context_max_log_chars: ctx.max_log_chars,
+            context_small_project_bytes: ctx.small_project_bytes as usize,
             stream: false,
+            sandbox: papayu_patch::Sandbox::default(),
+            virtual_env: None,
         }
     }
 }
@@ -204,6 +216,7 @@ pub const ENV_VARIABLES: &[&str] = &[
     "PAPAYU_CONTEXT_MAX_FILE_CHARS",
     "PAPAYU_CONTEXT_MAX_TOTAL_CHARS",
     "PAPAYU_CONTEXT_MAX_LOG_CHARS",
+    "PAPAYU_CONTEXT_SMALL_PROJECT_BYTES",
 ];
 
 /// Parse a SPEC §12 boolean: `1|true|yes` (any case) is on, `0|false|no` or empty is off,
@@ -270,6 +283,11 @@ const POSITIVE: Limit<usize> = Limit {
     min: 1,
     max: usize::MAX,
     what: "a positive integer",
+};
+const NON_NEGATIVE: Limit<usize> = Limit {
+    min: 0,
+    max: usize::MAX,
+    what: "a whole number (0 or more)",
 };
 
 /// `PAPAYU_LLM_PROVIDER`'s value as a provider kind.
@@ -451,7 +469,12 @@ impl AgentConfig {
                 "PAPAYU_CONTEXT_MAX_LOG_CHARS",
                 d.context_max_log_chars,
             )?,
+            context_small_project_bytes: e
+                .number("PAPAYU_CONTEXT_SMALL_PROJECT_BYTES", &NON_NEGATIVE)?
+                .unwrap_or(d.context_small_project_bytes),
             stream: d.stream,
+            sandbox: d.sandbox,
+            virtual_env: d.virtual_env,
         })
     }
 
@@ -542,6 +565,8 @@ impl AgentConfig {
             max_file_chars: self.context_max_file_chars,
             max_total_chars: self.context_max_total_chars,
             max_log_chars: self.context_max_log_chars,
+            virtual_env: self.virtual_env.clone(),
+            small_project_bytes: self.context_small_project_bytes as u64,
             ..ContextConfig::default()
         }
     }
@@ -606,6 +631,10 @@ impl AgentConfig {
             json!(self.context_max_total_chars),
         );
         put("context_max_log_chars", json!(self.context_max_log_chars));
+        put(
+            "context_small_project_bytes",
+            json!(self.context_small_project_bytes),
+        );
         put("max_context_rounds", json!(crate::MAX_CONTEXT_ROUNDS));
         put("stream", json!(self.stream));
         m

@@ -11,14 +11,18 @@ pub mod prompt;
 pub mod report;
 mod state;
 pub mod trace;
+pub mod verify;
 
 pub use agent::{
-    ActionView, Agent, ApplyOutcome, ApplyPreview, ChatTurn, ContextReport, DroppedBlock,
+    ActionView, Agent, ApplyOutcome, ApplyPreview, AttemptError, AttemptView, BaselineView,
+    ChatTurn, ConfirmFn, ContextReport, DEFAULT_ATTEMPTS, DEFAULT_TEST_TIMEOUT, DroppedBlock,
     FALLBACK_V2_CODES, FALLBACK_V3_CODES, FallbackInfo, MAX_CONTEXT_ROUNDS, PlanOutcome, Progress,
-    ProgressFn, Round, Stage, fallback_target, new_trace_id, no_progress,
+    ProgressFn, Round, SolveOptions, SolveOutcome, SolveReport, Stage, Usage, fallback_target,
+    new_trace_id, no_progress, strip_mode_prefix,
 };
 pub use config::{AgentConfig, ConfigError, ENV_VARIABLES, LlmMode, parse_bool};
 pub use error::AgentError;
 pub use mode::{APPLY_TRIGGERS, ModeDecision, ModeReason, mode_name, resolve_mode};
 pub use papayu_validate::Mode;
 pub use state::{STATE_FILE, SavedPlan, load_saved_plan, store_saved_plan, write_atomic};
+pub use verify::{TestCommand, TestCommandSource, Verdict};

@@ -228,6 +228,18 @@ pub fn user_message(goal: &str, context: &str) -> String {
     s
 }
 
+/// [`user_message`] followed by what went wrong with a previous attempt at the same goal (it
+/// was rolled back; the context shows the files as they are again).
+pub fn user_message_with_feedback(goal: &str, context: &str, feedback: Option<&str>) -> String {
+    let mut s = user_message(goal, context);
+    if let Some(f) = feedback.map(str::trim).filter(|f| !f.is_empty()) {
+        s.push_str("\nPREVIOUS ATTEMPT:\n");
+        s.push_str(f);
+        s.push('\n');
+    }
+    s
+}
+
 /// The user message of an APPLY of a saved plan: the original goal, the plan, and the plan
 /// context (the same FILE blocks, with the same sha256 headers).
 pub fn apply_saved_message(goal: &str, plan_summary: &str, context: &str) -> String {

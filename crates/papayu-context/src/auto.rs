@@ -7,14 +7,12 @@
 //! ENV block and the manifests present. "test X fails" brings the test file and, when it can be
 //! resolved, the module under test.
 
-use std::sync::Mutex;
-
-use ignore::{WalkBuilder, WalkState};
 use papayu_validate::RelPath;
 use regex::Regex;
 use serde::Serialize;
 
-use crate::confine::{is_protected_entry, is_vendored};
+use crate::confine::is_vendored;
+use crate::files::FileIndex;
 use crate::project::Project;
 use crate::search::SearchMode;
 
@@ -227,82 +225,6 @@ fn looks_like_path(s: &str) -> bool {
         .any(|e| s.ends_with(e))
 }
 
-/// Files of the project (ignore rules honoured, hidden and protected skipped), built on demand
-/// for resolving bare file names and ambiguous relative paths.
-struct FileIndex {
-    files: Option<Vec<String>>,
-}
-
-impl FileIndex {
-    fn get(&mut self, project: &Project) -> &[String] {
-        self.files.get_or_insert_with(|| {
-            let root = project.root.canonical().as_std_path();
-            let files = Mutex::new(Vec::new());
-            WalkBuilder::new(root)
-                .require_git(false)
-                .add_custom_ignore_filename(".papayuignore")
-                .threads(project.config.search_threads)
-                .filter_entry({
-                    let policy = project.root.policy().clone();
-                    let root = root.to_path_buf();
-                    move |e| !is_protected_entry(&policy, &root, e)
-                })
-                .build_parallel()
-                .run(|| {
-                    let files = &files;
-                    Box::new(move |entry| {
-                        if let Ok(entry) = entry
-                            && entry.file_type().is_some_and(|t| t.is_file())
-                            && let Ok(rel) = entry.path().strip_prefix(root)
-                            && let Some(rel) = rel.to_str()
-                        {
-                            files
-                                .lock()
-                                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                                .push(rel.replace('\\', "/"));
-                        }
-                        WalkState::Continue
-                    })
-                });
-            let mut files = files
-                .into_inner()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            files.sort();
-            files
-        })
-    }
-
-    /// The unique file whose path ends with `/suffix` (or is `suffix`), preferring one under
-    /// `prefer_dir` when several match.
-    fn unique_suffix(
-        &mut self,
-        project: &Project,
-        suffix: &str,
-        prefer_dir: Option<&str>,
-    ) -> Option<RelPath> {
-        let tail = format!("/{suffix}");
-        let candidates: Vec<&String> = self
-            .get(project)
-            .iter()
-            .filter(|f| (f.as_str() == suffix || f.ends_with(&tail)) && !is_vendored(f))
-            .collect();
-        let pick = match candidates.as_slice() {
-            [one] => Some(*one),
-            many => prefer_dir.and_then(|d| {
-                let want = format!("{d}/{suffix}");
-                let mut preferred = many
-                    .iter()
-                    .filter(|f| f.as_str() == want || f.ends_with(&format!("/{want}")));
-                match (preferred.next(), preferred.next()) {
-                    (Some(p), None) => Some(*p),
-                    _ => None,
-                }
-            }),
-        }?;
-        RelPath::parse(pick).ok()
-    }
-}
-
 impl Project {
     /// Map a path written in a trace onto an existing project file, or `None` (outside the
     /// project, vendored, refused or not found).
@@ -326,7 +248,7 @@ impl Project {
     }
 
     pub(crate) fn plan_auto(&self, text: &str) -> Vec<AutoItem> {
-        let mut index = FileIndex { files: None };
+        let mut index = FileIndex::default();
         let radius = self.config.auto_radius_lines;
         // Frames grouped per file in first-seen order, ranges merged when they overlap.
         let mut files: Vec<(RelPath, Vec<(u64, u64)>)> = Vec::new();

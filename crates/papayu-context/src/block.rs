@@ -14,6 +14,8 @@ pub enum BlockKind {
     Logs,
     /// `ENV:` OS, tools, package manager.
     Env,
+    /// `PROJECT MAP:` the project's files with their sizes (base context, SPEC §14).
+    Map,
 }
 
 /// Who asked for a block; decides what the diet keeps.

@@ -79,6 +79,19 @@ pub struct ContextConfig {
     pub auto_max_frames: usize,
     /// Each manifest attached for an import error is capped to this many characters (4 000).
     pub manifest_max_chars: usize,
+    /// The base context's project map has at most this many lines; deeper directories are
+    /// summarised first (60).
+    pub map_max_entries: usize,
+    /// The map marks this many most recently modified files (5).
+    pub map_recent_files: usize,
+    /// The base context reads at most this many files the goal points at (4).
+    pub goal_max_files: usize,
+    /// A project whose text files come to at most this many bytes in all is sent whole in the
+    /// base context (16 000; 0: never).
+    pub small_project_bytes: u64,
+    /// The active virtual environment (`VIRTUAL_ENV` of the frontend's environment), shown in
+    /// the `env` block.
+    pub virtual_env: Option<String>,
     /// The project policy (`.papa-yu/policy.json`): its protected paths — SPEC §4 built-ins plus
     /// the project's globs — are never read, searched or sent.
     pub policy: Policy,
@@ -104,6 +117,11 @@ impl Default for ContextConfig {
             auto_radius_lines: 80,
             auto_max_frames: 10,
             manifest_max_chars: 4_000,
+            map_max_entries: 60,
+            map_recent_files: 5,
+            goal_max_files: 4,
+            small_project_bytes: 16_000,
+            virtual_env: None,
             policy: Policy::default(),
         }
     }

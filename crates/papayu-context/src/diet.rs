@@ -192,7 +192,12 @@ pub fn apply_diet(blocks: &mut [Block], config: &ContextConfig) -> ContextStats 
 
     // 3. Total budget, in drop order.
     let mut order: Vec<usize> = Vec::new();
-    for kind in [BlockKind::Search, BlockKind::Logs, BlockKind::Env] {
+    for kind in [
+        BlockKind::Search,
+        BlockKind::Logs,
+        BlockKind::Env,
+        BlockKind::Map,
+    ] {
         order.extend((0..blocks.len()).rev().filter(|&i| blocks[i].kind == kind));
     }
     order.extend(

@@ -9,8 +9,10 @@ use papayu_validate::RelPath;
 use serde::Serialize;
 
 use crate::auto::AutoItem;
+use crate::base::{Pointer, map_block};
 use crate::block::{Block, BlockKind, DietState, Origin, render_blocks};
 use crate::diet::{ContextStats, apply_diet, truncate_middle};
+use crate::files::FileIndex;
 use crate::project::{Project, cache_key};
 use crate::{ContextConfig, ContextError};
 
@@ -48,7 +50,8 @@ impl CacheStats {
 
     fn slot(&mut self, kind: BlockKind) -> &mut HitMiss {
         match kind {
-            BlockKind::Env => &mut self.env,
+            // The map is built once per base context and never cached: counted with env.
+            BlockKind::Env | BlockKind::Map => &mut self.env,
             BlockKind::Logs => &mut self.logs,
             BlockKind::File => &mut self.read_file,
             BlockKind::Search => &mut self.search,
@@ -297,6 +300,81 @@ impl ContextEngine {
             }
         }
         blocks.extend(self.fetch_auto(&items, env_block));
+        self.finish(blocks)
+    }
+}
+
+impl ContextEngine {
+    /// The base context of a goal's first request (SPEC §14): what [`assemble`](Self::assemble)
+    /// auto-gathers for `goal` (stack traces, failing tests, import errors), the files the goal
+    /// points at (by path, by a name it calls out, by its words) read whole, the whole project
+    /// when it is small, the frames and failing tests in `failure` (the output of the test run
+    /// before the change) with that output as the `check` log, the `env` block and the project
+    /// map — under one diet, most specific first, so the budget drops the least specific.
+    pub fn base(&mut self, goal: &str, failure: Option<&str>) -> AssembledContext {
+        let mut index = FileIndex::default();
+        let max_files = self.project.config.goal_max_files;
+        let pointed = self.project.goal_files(goal, &mut index, max_files);
+        let small = self
+            .project
+            .small_project_files(&mut index, self.project.config.small_project_bytes);
+        let whole = |path: &RelPath| AutoItem::Read {
+            path: path.clone(),
+            start: 1,
+            end: WHOLE_FILE_LINES,
+        };
+        let mut items: Vec<AutoItem> = Vec::new();
+        let (specific, loose): (Vec<_>, Vec<_>) = pointed
+            .iter()
+            .partition(|(_, why)| matches!(why, Pointer::Path | Pointer::Defines));
+        items.extend(specific.iter().map(|(p, _)| whole(p)));
+        items.extend(self.project.plan_auto(goal));
+        if let Some(text) = failure {
+            items.extend(self.project.plan_auto(text));
+        }
+        items.extend(loose.iter().map(|(p, _)| whole(p)));
+        items.extend(small.iter().map(whole));
+        if !items.iter().any(|i| matches!(i, AutoItem::Env)) {
+            items.push(AutoItem::Env);
+        }
+        // A file read whole makes its snippets redundant.
+        let read_whole: Vec<RelPath> = items
+            .iter()
+            .filter_map(|i| match i {
+                AutoItem::Read {
+                    path,
+                    start: 1,
+                    end,
+                } if *end == WHOLE_FILE_LINES => Some(path.clone()),
+                _ => None,
+            })
+            .collect();
+        items.retain(|i| match i {
+            AutoItem::Read { path, end, .. } => {
+                *end == WHOLE_FILE_LINES || !read_whole.contains(path)
+            }
+            _ => true,
+        });
+        let mut blocks = self.fetch_auto(&items, None);
+        if let Some(text) = failure {
+            self.set_check_output(text);
+            let logs = ContextRequest::Logs {
+                source: "check".to_owned(),
+                last_n: None,
+            };
+            blocks.push(self.fulfil_with(&logs, Origin::Auto, None));
+        }
+        let config = &self.project.config;
+        blocks.push(map_block(
+            index.get(&self.project),
+            config.map_max_entries,
+            config.map_recent_files,
+        ));
+        self.finish(blocks)
+    }
+
+    /// Deduplicate, apply the diet, record the files sent.
+    fn finish(&mut self, mut blocks: Vec<Block>) -> AssembledContext {
         dedupe(&mut blocks);
         let stats = apply_diet(&mut blocks, &self.project.config);
         let mut sent = SentFiles::default();
@@ -311,6 +389,9 @@ impl ContextEngine {
         }
     }
 }
+
+/// `end_line` of a read that means the whole file (the diet still caps its characters).
+const WHOLE_FILE_LINES: u64 = 100_000;
 
 /// Lines read from a manifest before it is capped to `manifest_max_chars`.
 const MANIFEST_LINES: u64 = 2_000;

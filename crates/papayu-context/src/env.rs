@@ -115,6 +115,8 @@ impl Project {
         }
         body.push_str("package_manager: ");
         body.push_str(&self.detect_package_managers());
+        body.push_str("\nvirtualenv: ");
+        body.push_str(&self.virtual_env());
         Block::new(
             BlockKind::Env,
             "env".to_owned(),
@@ -122,6 +124,21 @@ impl Project {
             body,
             None,
         )
+    }
+
+    /// The active virtual environment (from the frontend), else a `.venv`/`venv` directory of
+    /// the project with a `pyvenv.cfg`, else `none`.
+    pub fn virtual_env(&self) -> String {
+        if let Some(v) = self.config.virtual_env.as_deref().filter(|v| !v.is_empty()) {
+            return format!("{v} (active)");
+        }
+        for dir in [".venv", "venv", "env"] {
+            let cfg = self.root.canonical().join(dir).join("pyvenv.cfg");
+            if fs_err::symlink_metadata(cfg.as_std_path()).is_ok_and(|m| m.is_file()) {
+                return format!("{dir} (in the project, not active)");
+            }
+        }
+        "none".to_owned()
     }
 
     /// Package managers whose lockfile (or manifest) is at the project root, e.g.

@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 mod auto;
+mod base;
 mod block;
 mod config;
 mod confine;
@@ -9,6 +10,7 @@ mod diet;
 mod engine;
 mod env;
 mod error;
+mod files;
 mod project;
 mod search;
 

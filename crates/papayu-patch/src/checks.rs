@@ -31,6 +31,26 @@ pub enum Checks {
     Detect,
 }
 
+/// How check commands are confined. A check runs code the model wrote (the project's tests,
+/// after a change): confined, it can write only inside the project and a temporary directory,
+/// and reach no network, where the operating system allows it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Sandbox {
+    /// Run as the user, unconfined.
+    #[default]
+    None,
+    /// Run through a launcher: `program args… --write <project> --write <tmp> -- sh -c <cmd>`.
+    /// The launcher confines itself (e.g. Landlock) and then executes the rest; it must exit
+    /// with the command's status. `papayu sandbox-exec` is one.
+    Launcher {
+        /// The launcher executable.
+        program: std::path::PathBuf,
+        /// Arguments before the writable directories.
+        args: Vec<std::ffi::OsString>,
+    },
+}
+
 /// The outcome of one check command.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CheckReport {
@@ -45,6 +65,10 @@ pub struct CheckReport {
     pub duration_ms: u64,
     /// The last [`OUTPUT_TAIL_BYTES`] of combined stdout and stderr, decoded lossily.
     pub output: String,
+    /// Why the transaction's judge ([`crate::ApplyOptions::judge`]) refused this run, when it
+    /// did: a run may exit 0 and still not verify a change, or exit 1 and verify it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejected: Option<String>,
 }
 
 /// How a check command ended.
@@ -170,13 +194,16 @@ fn pycache_dir() -> std::path::PathBuf {
     std::env::temp_dir().join(format!("papayu-pycache-{}-{n}", std::process::id()))
 }
 
-/// Run one command in `dir` with a timeout; on timeout its whole process group is killed.
-/// Setting `cancel` kills it the same way.
-pub(crate) fn run(
+/// Run one command in `dir` (`sh -c`, its own process group, confined by `sandbox`) with a
+/// timeout; on timeout, or when `cancel` is set, its whole process group is killed. Nothing
+/// is journaled: the transaction runs it as a check; callers run it before a change (a
+/// baseline) too.
+pub fn run_check(
     dir: &Path,
     command: &str,
     timeout: Duration,
     cancel: Option<&std::sync::atomic::AtomicBool>,
+    sandbox: &Sandbox,
 ) -> CheckReport {
     let started = Instant::now();
     let fail = |status: CheckStatus| CheckReport {
@@ -185,6 +212,7 @@ pub(crate) fn run(
         status,
         duration_ms: started.elapsed().as_millis() as u64,
         output: String::new(),
+        rejected: None,
     };
     let (mut reader, writer) = match std::io::pipe() {
         Ok(p) => p,
@@ -194,7 +222,21 @@ pub(crate) fn run(
         Ok(w) => w,
         Err(e) => return fail(CheckStatus::NoPipe(e.to_string())),
     };
-    let mut cmd = Command::new("sh");
+    let scratch = std::env::temp_dir();
+    let mut cmd = match sandbox {
+        Sandbox::None => Command::new("sh"),
+        Sandbox::Launcher { program, args } => {
+            let mut c = Command::new(program);
+            c.args(args)
+                .arg("--write")
+                .arg(dir)
+                .arg("--write")
+                .arg(&scratch)
+                .arg("--")
+                .arg("sh");
+            c
+        }
+    };
     cmd.arg("-c")
         .arg(command)
         .current_dir(dir)
@@ -262,6 +304,7 @@ pub(crate) fn run(
         status,
         duration_ms: started.elapsed().as_millis() as u64,
         output,
+        rejected: None,
     }
 }
 

@@ -11,7 +11,9 @@ mod lock;
 mod plan;
 mod tx;
 
-pub use checks::{CHECK_LOG, CheckReport, CheckStatus, Checks, OUTPUT_TAIL_BYTES};
+pub use checks::{
+    CHECK_LOG, CheckReport, CheckStatus, Checks, OUTPUT_TAIL_BYTES, Sandbox, run_check,
+};
 pub use error::{
     ApplyError, Direction, EscapeReason, HistoryError, InvalidAction, IoOp, JournalFault,
     OpenError, RecoverError, StoreError, UndoError,

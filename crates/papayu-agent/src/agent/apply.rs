@@ -5,16 +5,30 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use papayu_patch::{ApplyOptions, Checks};
+use papayu_patch::{ApplyOptions, CheckReport, Checks};
 use papayu_protocol::{ErrorCode, Violation, parse_response, sha256_hex};
 use papayu_validate::{Context, Mode, RelPath, ValidatedPlan};
 
 use super::Agent;
+use super::converse::Call;
+use super::solve::SolveOptions;
 use super::views::{ActionView, ApplyOutcome, ApplyPreview, Progress, ProgressFn, Stage};
 use crate::error::AgentError;
 use crate::prompt;
 use crate::state::store_saved_plan;
 use crate::trace::{ApplyRecord, TraceRecord};
+
+/// Which checks a transaction of the agent runs.
+pub(super) enum CheckPlan<'j> {
+    /// `project.default_test_command`, else the detected checks (SPEC §5.5).
+    Project,
+    /// The project's tests, committed only when `judge` accepts their run.
+    Verify {
+        command: &'j str,
+        judge: &'j (dyn Fn(&CheckReport) -> Result<(), String> + Sync),
+        timeout: std::time::Duration,
+    },
+}
 
 /// The actions of a validated plan as a preview lists them.
 fn action_views(plan: &ValidatedPlan) -> Vec<ActionView> {
@@ -66,6 +80,34 @@ impl Agent {
             }
             None => self.gather_for_goal(&mut call, &goal_text, progress),
         }
+        self.finish_apply_call(call, goal_text, saved.is_some(), progress)
+            .await
+    }
+
+    /// An APPLY call for `goal` on its base context with the `failure` output of the last test
+    /// run and `feedback` on the previous attempt ([`Agent::solve`]).
+    pub(super) async fn prepare_brief(
+        &mut self,
+        goal: &str,
+        failure: Option<&str>,
+        feedback: Option<&str>,
+        progress: ProgressFn<'_>,
+    ) -> Result<ApplyPreview, AgentError> {
+        let version = self.config.effective_protocol();
+        let mut call = self.new_call(Mode::Apply, goal, version);
+        self.gather_base(&mut call, goal, failure, feedback, progress);
+        self.finish_apply_call(call, goal.to_owned(), false, progress)
+            .await
+    }
+
+    /// Converse until an APPLY answer is accepted and previewed, and write its trace.
+    async fn finish_apply_call(
+        &mut self,
+        mut call: Call,
+        goal_text: String,
+        from_saved_plan: bool,
+        progress: ProgressFn<'_>,
+    ) -> Result<ApplyPreview, AgentError> {
         let (accepted, memory) = match self.run_call(&mut call, &goal_text, progress).await {
             Ok(done) => done,
             Err(e) => return Err(self.finish_err(call, e)),
@@ -105,7 +147,7 @@ impl Agent {
             trace_file,
             plan,
             trace: call.trace,
-            from_saved_plan: saved.is_some(),
+            from_saved_plan,
         })
     }
 
@@ -121,7 +163,14 @@ impl Agent {
         confirmed_deletes: bool,
         progress: ProgressFn<'_>,
     ) -> Result<ApplyOutcome, AgentError> {
-        self.apply_inner(preview, selection, confirmed_deletes, progress, None)
+        self.apply_inner(
+            preview,
+            selection,
+            confirmed_deletes,
+            progress,
+            None,
+            CheckPlan::Project,
+        )
     }
 
     /// [`apply`](Self::apply), cancellable from another thread: setting `cancel` stops the
@@ -141,16 +190,54 @@ impl Agent {
             confirmed_deletes,
             progress,
             Some(cancel),
+            CheckPlan::Project,
         )
     }
 
-    fn apply_inner(
+    /// Apply all of `preview` as a transaction whose check is `command`, committed only when
+    /// `judge` accepts the run ([`Agent::solve`]).
+    pub(super) fn apply_verified(
+        &self,
+        preview: &ApplyPreview,
+        command: &str,
+        judge: &(dyn Fn(&CheckReport) -> Result<(), String> + Sync),
+        options: &SolveOptions,
+        progress: ProgressFn<'_>,
+    ) -> Result<ApplyOutcome, AgentError> {
+        self.apply_inner(
+            preview,
+            None,
+            options.confirmed_deletes,
+            progress,
+            options.cancel.clone(),
+            CheckPlan::Verify {
+                command,
+                judge,
+                timeout: options.test_timeout,
+            },
+        )
+    }
+
+    /// Run the project's tests outside any transaction (the baseline of [`Agent::solve`]),
+    /// confined like every check.
+    pub(super) fn run_tests(&self, command: &str, options: &SolveOptions) -> CheckReport {
+        papayu_patch::run_check(
+            self.root.as_std_path(),
+            command,
+            options.test_timeout,
+            options.cancel.as_deref(),
+            &self.config.sandbox,
+        )
+    }
+
+    pub(super) fn apply_inner(
         &self,
         preview: &ApplyPreview,
         selection: Option<&[usize]>,
         confirmed_deletes: bool,
         progress: ProgressFn<'_>,
         cancel: Option<Arc<AtomicBool>>,
+        checks: CheckPlan<'_>,
     ) -> Result<ApplyOutcome, AgentError> {
         let mut trace = preview.trace.clone();
         let plan = match selection {
@@ -211,12 +298,25 @@ impl Agent {
             self.write_trace_if_on(&trace)?;
             return Err(AgentError::DeleteNotConfirmed { paths: deletes });
         }
-        let checks = match self.memory.project().default_test_command() {
-            Some(cmd) => Checks::Commands(vec![cmd.to_owned()]),
-            None => Checks::Detect,
+        let mut options = ApplyOptions::default();
+        options = match checks {
+            CheckPlan::Project => {
+                options.checks(match self.memory.project().default_test_command() {
+                    Some(cmd) => Checks::Commands(vec![cmd.to_owned()]),
+                    None => Checks::Detect,
+                })
+            }
+            CheckPlan::Verify {
+                command,
+                judge,
+                timeout,
+            } => options
+                .checks(Checks::Commands(vec![command.to_owned()]))
+                .check_timeout(timeout)
+                .judge(judge),
         };
-        let mut options = ApplyOptions::default()
-            .checks(checks)
+        let mut options = options
+            .sandbox(self.config.sandbox.clone())
             .normalize_eol_lf(self.config.normalize_eol_lf)
             .on_progress(|p: &papayu_patch::Progress<'_>| match p.check {
                 Some(c) => progress(&Progress::Checked {

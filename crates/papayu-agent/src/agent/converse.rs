@@ -98,39 +98,55 @@ impl Agent {
         ))
     }
 
-    /// Start a call on a fresh context cycle: the context auto-gathered for `goal` becomes
-    /// the call's context and, with the goal, its user message.
+    /// Start a call on a fresh context cycle with the goal's base context (SPEC §14: the project
+    /// map, the files the goal points at, what auto-gathering finds, the `failure` of the last
+    /// test run with its frames): it becomes the call's context and, with the goal and the
+    /// `feedback` on a previous attempt, its user message.
+    pub(super) fn gather_base(
+        &mut self,
+        call: &mut Call,
+        goal: &str,
+        failure: Option<&str>,
+        feedback: Option<&str>,
+        progress: ProgressFn<'_>,
+    ) {
+        self.engine.new_cycle();
+        progress(&Progress::GatheringContext);
+        let assembled = self.engine.base(goal, failure);
+        let text = Self::record(call, &assembled);
+        call.base_user = prompt::user_message_with_feedback(goal, &text, feedback);
+        call.context_text = text;
+    }
+
+    /// [`gather_base`](Self::gather_base) for a goal on its own.
     pub(super) fn gather_for_goal(
         &mut self,
         call: &mut Call,
         goal: &str,
         progress: ProgressFn<'_>,
     ) {
-        self.engine.new_cycle();
-        progress(&Progress::GatheringContext);
-        let text = self.gather(call, &[], Some(goal));
-        call.base_user = prompt::user_message(goal, &text);
-        call.context_text = text;
+        self.gather_base(call, goal, None, None, progress);
     }
 
-    /// Assemble context for `requests` (and the goal's auto-gathering), count it in the trace
-    /// and the context report, remember the files sent, and return the rendered text.
-    fn gather(
-        &mut self,
-        call: &mut Call,
-        requests: &[ContextRequest],
-        goal: Option<&str>,
-    ) -> String {
-        let assembled = self.engine.assemble(requests, goal);
+    /// Assemble context for the model's `requests`, count it, remember the files sent, and
+    /// return the rendered text.
+    fn gather(&mut self, call: &mut Call, requests: &[ContextRequest]) -> String {
+        let assembled = self.engine.assemble(requests, None);
+        Self::record(call, &assembled)
+    }
+
+    /// Count assembled context in the trace and the context report, remember the files sent,
+    /// and return the rendered text.
+    fn record(call: &mut Call, assembled: &papayu_context::AssembledContext) -> String {
         call.trace.context_stats.add(&assembled.stats);
-        call.context.record(&assembled);
+        call.context.record(assembled);
         call.sent.extend(
             assembled
                 .sent_files
                 .iter()
                 .map(|(p, h)| (p.to_owned(), h.to_owned())),
         );
-        assembled.text
+        assembled.text.clone()
     }
 
     /// Ask the model until an answer of `call` (its context gathered, its first user message
@@ -226,6 +242,7 @@ impl Agent {
                 protocol: call.version.number(),
             });
             let completion = self.complete(request.clone(), progress).await?;
+            self.usage.add(completion.usage);
             let text = completion.text;
             let mut attempt = AttemptRecord {
                 kind: call.next,
@@ -248,7 +265,7 @@ impl Agent {
                     round: call.rounds,
                     requests: r.context_requests.len(),
                 });
-                let gathered = self.gather(call, &r.context_requests, None);
+                let gathered = self.gather(call, &r.context_requests);
                 let msg = prompt::context_round_message(
                     call.rounds,
                     &gathered,

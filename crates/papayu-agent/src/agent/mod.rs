@@ -20,11 +20,16 @@ mod check;
 mod converse;
 mod finish;
 mod plan;
+mod solve;
 mod views;
 
 pub(crate) use check::{Checker, check_full};
 pub use converse::{FALLBACK_V2_CODES, FALLBACK_V3_CODES, MAX_CONTEXT_ROUNDS, fallback_target};
 pub use finish::new_trace_id;
+pub use solve::{
+    AttemptError, AttemptView, BaselineView, ConfirmFn, DEFAULT_ATTEMPTS, DEFAULT_TEST_TIMEOUT,
+    SolveOptions, SolveOutcome, SolveReport, Usage, strip_mode_prefix,
+};
 pub use views::{
     ActionView, ApplyOutcome, ApplyPreview, ChatTurn, ContextReport, DroppedBlock, FallbackInfo,
     PlanOutcome, Progress, ProgressFn, Round, Stage, no_progress,
@@ -41,6 +46,8 @@ pub struct Agent {
     engine: ContextEngine,
     policy: Policy,
     patch: papayu_patch::Project,
+    /// Model calls and tokens since the last [`Agent::solve`] began.
+    usage: Usage,
 }
 
 impl std::fmt::Debug for Agent {
@@ -91,6 +98,7 @@ impl Agent {
             engine,
             policy,
             patch,
+            usage: Usage::default(),
         })
     }
 

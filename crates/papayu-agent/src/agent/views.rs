@@ -135,6 +135,32 @@ pub enum Progress {
     },
     /// Computing the preview.
     Previewing,
+    /// The project's tests are running: before any change (`baseline`), or as the check of
+    /// an applied change.
+    Testing {
+        /// The command line.
+        command: String,
+        /// The run before any change.
+        baseline: bool,
+    },
+    /// The baseline test run finished.
+    Tested {
+        /// The run before any change.
+        baseline: bool,
+        /// Whether the command exited 0.
+        success: bool,
+        /// Tests that failed.
+        failing: usize,
+        /// Wall time.
+        duration_ms: u64,
+    },
+    /// An attempt at a goal begins ([`crate::Agent::solve`]).
+    Attempt {
+        /// 1-based.
+        number: u32,
+        /// Attempts at most.
+        of: u32,
+    },
     /// Writing files.
     Applying {
         /// Steps done.

@@ -72,6 +72,7 @@ fn every_variable_is_parsed() {
         ("PAPAYU_CONTEXT_MAX_FILE_CHARS", "1000"),
         ("PAPAYU_CONTEXT_MAX_TOTAL_CHARS", "5000"),
         ("PAPAYU_CONTEXT_MAX_LOG_CHARS", "700"),
+        ("PAPAYU_CONTEXT_SMALL_PROJECT_BYTES", "0"),
     ]))
     .unwrap();
     assert_eq!(c.llm_mode, LlmMode::FixPlan);
@@ -98,6 +99,8 @@ fn every_variable_is_parsed() {
         ),
         (3, 1000, 5000, 700)
     );
+    assert_eq!(c.context_small_project_bytes, 0);
+    assert_eq!(c.context_config().small_project_bytes, 0);
     let p = c.provider_config().unwrap();
     assert_eq!(p.kind.as_str(), "ollama");
     assert_eq!(p.timeout, Duration::from_secs(5));
@@ -117,7 +120,7 @@ fn every_variable_is_parsed() {
         snap["schema_hash"],
         papayu_protocol::schema_hash(ProtocolVersion::V3)
     );
-    assert_eq!(ENV_VARIABLES.len(), 24);
+    assert_eq!(ENV_VARIABLES.len(), 25);
 }
 
 #[test]

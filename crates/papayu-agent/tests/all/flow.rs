@@ -24,7 +24,11 @@ async fn plan_then_apply_in_a_later_process() {
     assert_eq!(plan.context_rounds, 1);
     assert_eq!(plan.context.sent_files, vec!["src/lib.rs".to_owned()]);
     assert!(plan.context.dropped.is_empty());
-    assert_eq!(plan.context.stats.context_files_count, 1);
+    // The base context already carried the file (`answer()` names its definition); the model
+    // asked again and got it from the cache: two FILE blocks over the rounds.
+    assert_eq!(plan.context.stats.context_files_count, 2);
+    let first = messages(&model.requests().await[0]);
+    assert!(first[1].1.contains("FILE[src/lib.rs] (sha256="));
     assert!(plan.summary.as_deref().unwrap().starts_with("Diagnosis"));
     assert!(!plan.repaired);
     drop(agent);
@@ -86,7 +90,8 @@ async fn context_rounds_stop_at_two() {
         read_request("c.txt"),
     ])
     .await;
-    let mut agent = project.agent(&model, &[]);
+    // Not sent whole in the base context: the rounds are what this test is about.
+    let mut agent = project.agent(&model, &[("PAPAYU_CONTEXT_SMALL_PROJECT_BYTES", "0")]);
     let plan = agent.plan("look around", &no_progress).await.unwrap();
     assert_eq!(plan.context_rounds, 2);
     assert_eq!(
@@ -198,8 +203,8 @@ async fn update_without_base() {
     let project = Project::new(&[("src/lib.rs", LIB_RS.as_bytes())]);
     let ans = patch_answer(&sha(LIB_RS.as_bytes()));
     let model = Model::start(&[ans.clone(), ans]).await;
-    let mut agent = project.agent(&model, &[]);
-    // A direct APPLY: the file was never sent, so the edit has no base.
+    let mut agent = project.agent(&model, &[("PAPAYU_CONTEXT_SMALL_PROJECT_BYTES", "0")]);
+    // A direct APPLY: the goal points at no file, so it was never sent and the edit has no base.
     let err = agent
         .prepare_apply(Some("create the change"), &no_progress)
         .await
@@ -342,7 +347,13 @@ async fn plan_context_names_what_the_diet_dropped() {
         plan_answer("done"),
     ])
     .await;
-    let mut agent = project.agent(&model, &[("PAPAYU_CONTEXT_MAX_FILES", "1")]);
+    let mut agent = project.agent(
+        &model,
+        &[
+            ("PAPAYU_CONTEXT_MAX_FILES", "1"),
+            ("PAPAYU_CONTEXT_SMALL_PROJECT_BYTES", "0"),
+        ],
+    );
     let plan = agent.plan("look", &no_progress).await.unwrap();
     assert_eq!(plan.context.sent_files.len(), 1);
     assert_eq!(plan.context.dropped.len(), 1);

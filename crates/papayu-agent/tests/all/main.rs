@@ -14,4 +14,5 @@ mod golden;
 mod observe;
 mod prompts;
 mod secrets;
+mod solve;
 mod support;

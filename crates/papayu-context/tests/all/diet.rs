@@ -21,6 +21,7 @@ fn block(kind: BlockKind, origin: Origin, name: &str, body: String) -> Block {
         BlockKind::Search => (format!("SEARCH[{name}]:"), None),
         BlockKind::Logs => (format!("LOGS[{name}]:"), None),
         BlockKind::Env => ("ENV:".to_owned(), None),
+        BlockKind::Map => ("PROJECT MAP:".to_owned(), None),
     };
     Block {
         kind,

@@ -157,7 +157,7 @@ fn env_probes_time_out_and_run_concurrently() {
     );
     assert!(
         b.body
-            .ends_with("package_manager: unknown (no lockfile found)")
+            .ends_with("package_manager: unknown (no lockfile found)\nvirtualenv: none")
     );
 }
 

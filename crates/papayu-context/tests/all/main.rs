@@ -3,6 +3,7 @@
 
 mod api;
 mod auto;
+mod base;
 mod cache;
 mod common;
 mod diet;

@@ -339,7 +339,10 @@ impl UndoError {
 
 /// "`cargo check` exited with 101": the first line of a failed check's error.
 fn check_line(report: &CheckReport) -> String {
-    format!("`{}` {}", report.command, report.status)
+    match &report.rejected {
+        Some(why) => format!("`{}` {}, and {why}", report.command, report.status),
+        None => format!("`{}` {}", report.command, report.status),
+    }
 }
 
 /// The failures of a journaled run ([`crate::tx`]'s executor), as the error of the operation

@@ -154,17 +154,32 @@ fn run_checks<E: RunFailure>(
     }
     let mut reports = Vec::new();
     let total = commands.len();
+    let mut failed = None;
     for (i, c) in commands.iter().enumerate() {
-        let r = checks::run(
+        let mut r = checks::run_check(
             root.path(),
             c,
             options.check_timeout,
             options.cancel.as_deref(),
+            &options.sandbox,
         );
-        let ok = r.success;
+        // A judge decides what a run means; without one, exit status 0 passes.
+        let passed = match &options.judge {
+            Some(judge) => match judge(&r) {
+                Ok(()) => true,
+                Err(why) => {
+                    r.rejected = Some(why);
+                    false
+                }
+            },
+            None => r.success,
+        };
         options.report_check(Stage::Checking, i + 1, total, c, Some(&r));
+        if !passed {
+            failed = Some(r.clone());
+        }
         reports.push(r);
-        if !ok {
+        if failed.is_some() {
             break;
         }
     }
@@ -172,8 +187,8 @@ fn run_checks<E: RunFailure>(
     if options.cancelled() {
         return Err(E::cancelled());
     }
-    if let Some(r) = reports.iter().find(|r| !r.success) {
-        return Err(E::check_failed(r.clone()));
+    if let Some(r) = failed {
+        return Err(E::check_failed(r));
     }
     Ok(reports)
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::checks::{CheckReport, Checks};
+use crate::checks::{CheckReport, Checks, Sandbox};
 use crate::engine::EngineOptions;
 
 /// Default depth of the undo stack.
@@ -46,6 +46,7 @@ pub struct Progress<'a> {
 }
 
 type ProgressFn<'a> = Box<dyn FnMut(&Progress<'_>) + 'a>;
+type JudgeFn<'a> = Box<dyn Fn(&CheckReport) -> Result<(), String> + 'a>;
 
 /// Options of one apply (or undo/redo).
 #[non_exhaustive]
@@ -58,7 +59,10 @@ pub struct ApplyOptions<'a> {
     pub engine: EngineOptions,
     /// Undo stack depth (oldest transactions beyond it are pruned).
     pub undo_depth: usize,
+    /// How check commands are confined.
+    pub sandbox: Sandbox,
     progress: Option<ProgressFn<'a>>,
+    pub(super) judge: Option<JudgeFn<'a>>,
     pub(super) cancel: Option<Arc<AtomicBool>>,
     #[cfg(any(test, feature = "fault-injection"))]
     pub(super) fault: Option<crate::fault::FaultPlan>,
@@ -71,7 +75,9 @@ impl Default for ApplyOptions<'_> {
             check_timeout: DEFAULT_CHECK_TIMEOUT,
             engine: EngineOptions::default(),
             undo_depth: DEFAULT_UNDO_DEPTH,
+            sandbox: Sandbox::None,
             progress: None,
+            judge: None,
             cancel: None,
             #[cfg(any(test, feature = "fault-injection"))]
             fault: None,
@@ -86,6 +92,8 @@ impl std::fmt::Debug for ApplyOptions<'_> {
             .field("check_timeout", &self.check_timeout)
             .field("engine", &self.engine)
             .field("undo_depth", &self.undo_depth)
+            .field("sandbox", &self.sandbox)
+            .field("judge", &self.judge.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -112,6 +120,21 @@ impl<'a> ApplyOptions<'a> {
     /// Undo stack depth (default 50).
     pub fn undo_depth(mut self, depth: usize) -> Self {
         self.undo_depth = depth.max(1);
+        self
+    }
+
+    /// Confine check commands with `sandbox` (they run code the model wrote).
+    pub fn sandbox(mut self, sandbox: Sandbox) -> Self {
+        self.sandbox = sandbox;
+        self
+    }
+
+    /// Let `judge` decide whether a check run passes, instead of its exit status: the
+    /// transaction commits only when it returns `Ok` for every check; an `Err` is why the
+    /// change is rolled back (the [`CheckReport::rejected`] of the failure). papayu-agent judges
+    /// the project's tests against their run before the change this way.
+    pub fn judge(mut self, judge: impl Fn(&CheckReport) -> Result<(), String> + 'a) -> Self {
+        self.judge = Some(Box::new(judge));
         self
     }
 

@@ -1,0 +1,572 @@
+//! The verified fix (SPEC §14): run the project's tests, ask for a change, apply it as a
+//! transaction whose check is those tests, keep it only if it verifies — else roll it back,
+//! tell the model why, and try again, a bounded number of times.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use papayu_patch::CheckReport;
+use papayu_protocol::ErrorCode;
+use serde::Serialize;
+
+use super::Agent;
+use super::views::{ActionView, ApplyOutcome, ApplyPreview, Progress, ProgressFn};
+use crate::error::AgentError;
+use crate::verify::{
+    Baseline, TestCommand, TestCommandSource, TestStatus, Verdict, detect_test_command,
+    failure_digest, goal_tests, judge, parse_outcomes,
+};
+
+/// Attempts a goal gets by default.
+pub const DEFAULT_ATTEMPTS: u32 = 3;
+
+/// How long one run of the project's tests may take by default.
+pub const DEFAULT_TEST_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Characters of failing test output the model is shown.
+const FEEDBACK_CHARS: usize = 3_000;
+
+/// How [`Agent::solve`] runs.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SolveOptions {
+    /// The test command (`--test`); else project memory, else detection.
+    pub test_command: Option<String>,
+    /// At most this many changes are tried (default 3).
+    pub attempts: u32,
+    /// Timeout of each test run.
+    pub test_timeout: Duration,
+    /// The caller confirms DELETE actions up front (`--yes`).
+    pub confirmed_deletes: bool,
+    /// Setting it stops the run at its next step; an applied change not yet verified rolls back.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Default for SolveOptions {
+    fn default() -> Self {
+        Self {
+            test_command: None,
+            attempts: DEFAULT_ATTEMPTS,
+            test_timeout: DEFAULT_TEST_TIMEOUT,
+            confirmed_deletes: false,
+            cancel: None,
+        }
+    }
+}
+
+impl SolveOptions {
+    /// Run `command` as the tests.
+    pub fn test_command(mut self, command: impl Into<String>) -> Self {
+        self.test_command = Some(command.into());
+        self
+    }
+
+    /// Try at most `n` changes (at least 1).
+    pub fn attempts(mut self, n: u32) -> Self {
+        self.attempts = n.max(1);
+        self
+    }
+
+    /// Confirm deletions up front.
+    pub fn confirmed_deletes(mut self, yes: bool) -> Self {
+        self.confirmed_deletes = yes;
+        self
+    }
+
+    /// Each test run's timeout.
+    pub fn test_timeout(mut self, timeout: Duration) -> Self {
+        self.test_timeout = timeout;
+        self
+    }
+
+    /// Cancel from another thread.
+    pub fn cancel_flag(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.cancel = Some(flag);
+        self
+    }
+}
+
+/// Asked before each change is applied, with its preview; `false` stops the run, nothing written.
+pub type ConfirmFn<'a> = &'a (dyn Fn(&ApplyPreview) -> bool + Send + Sync);
+
+/// How a goal ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SolveOutcome {
+    /// A change is applied and the project's tests confirm it.
+    Verified,
+    /// No test command is known: a change is applied after the project's usual checks only.
+    AppliedUnverified,
+    /// No attempt verified: every change was rolled back; the project is as it was.
+    NotSolved,
+    /// The model found nothing to change, and the tests (if any) already pass.
+    NoChanges,
+    /// The user declined a change: nothing was written.
+    Declined,
+}
+
+impl SolveOutcome {
+    /// Whether the project holds a change afterwards.
+    pub fn changed(self) -> bool {
+        matches!(self, Self::Verified | Self::AppliedUnverified)
+    }
+}
+
+/// The test run before any change.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BaselineView {
+    /// The command line.
+    pub command: String,
+    /// Whether it exited 0.
+    pub exit_ok: bool,
+    /// Tests that passed.
+    pub passed: usize,
+    /// Tests that failed.
+    pub failing: Vec<String>,
+    /// The failing tests the goal is about (what must pass afterwards).
+    pub targets: Vec<String>,
+    /// Wall time.
+    pub duration_ms: u64,
+}
+
+/// Why an attempt did not verify before its tests ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AttemptError {
+    /// The stable code.
+    pub code: ErrorCode,
+    /// The message.
+    pub message: String,
+}
+
+/// One attempt of a goal.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AttemptView {
+    /// 1-based.
+    pub number: u32,
+    /// The trace of the attempt's model call.
+    pub trace_id: Option<String>,
+    /// The model's summary.
+    pub summary: Option<String>,
+    /// The actions proposed.
+    pub actions: Vec<ActionView>,
+    /// The verdict of the test run, when the change was applied and tested.
+    pub verdict: Option<Verdict>,
+    /// Why it stopped short of the tests (rejected answer, blocked action, …).
+    pub error: Option<AttemptError>,
+    /// What the model was told about this attempt's failure.
+    pub feedback: Option<String>,
+}
+
+/// Model calls and tokens over a whole run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    /// Requests sent to the model.
+    pub model_calls: u32,
+    /// Prompt tokens, where the provider reports them.
+    pub input_tokens: u64,
+    /// Answer tokens, where the provider reports them.
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    pub(crate) fn add(&mut self, usage: Option<papayu_llm::Usage>) {
+        self.model_calls += 1;
+        if let Some(u) = usage {
+            self.input_tokens += u.input_tokens.unwrap_or(0);
+            self.output_tokens += u.output_tokens.unwrap_or(0);
+        }
+    }
+}
+
+/// What [`Agent::solve`] did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SolveReport {
+    /// The goal (mode prefix stripped).
+    pub goal: String,
+    /// How it ended.
+    pub outcome: SolveOutcome,
+    /// The test command, when one is known.
+    pub test: Option<TestCommand>,
+    /// The test run before any change.
+    pub baseline: Option<BaselineView>,
+    /// Every attempt, in order.
+    pub attempts: Vec<AttemptView>,
+    /// The applied change (verified, or applied without a test command).
+    pub applied: Option<ApplyOutcome>,
+    /// Model calls and tokens.
+    pub usage: Usage,
+    /// Why the goal ended unsolved or unverified, in one sentence.
+    pub reason: Option<String>,
+}
+
+/// What the next attempt is told about the previous one.
+struct Feedback {
+    text: String,
+}
+
+impl Feedback {
+    fn rejected(number: u32, error: &AgentError) -> Feedback {
+        Feedback {
+            text: format!(
+                "Attempt {number} was rejected before anything was applied ({}): {error}\n\
+                 Answer again with a valid change.",
+                error.code()
+            ),
+        }
+    }
+
+    fn blocked(number: u32, preview: &ApplyPreview) -> Feedback {
+        let problems: Vec<String> = preview
+            .preview
+            .files
+            .iter()
+            .filter_map(|f| {
+                f.error
+                    .as_ref()
+                    .map(|e| format!("{} {}: {} {}", f.kind, f.path, e.code, e.message))
+            })
+            .collect();
+        Feedback {
+            text: format!(
+                "Attempt {number} could not be applied:\n{}\nAnswer again with a change that applies to the files as shown.",
+                problems.join("\n")
+            ),
+        }
+    }
+
+    fn no_changes(number: u32) -> Feedback {
+        Feedback {
+            text: format!(
+                "Attempt {number} answered that nothing needs to change, but the tests still fail. \
+                 A change IS needed: return actions that fix the code."
+            ),
+        }
+    }
+
+    fn not_verified(
+        number: u32,
+        preview: &ApplyPreview,
+        verdict: &Verdict,
+        digest: &str,
+    ) -> Feedback {
+        let diff: String = preview
+            .preview
+            .files
+            .iter()
+            .map(|f| f.diff.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let reason = match verdict {
+            Verdict::NotVerified { reason, .. } => reason.clone(),
+            Verdict::Verified { .. } => String::new(),
+        };
+        Feedback {
+            text: format!(
+                "Attempt {number} was applied, tested and ROLLED BACK because {reason}.\n\
+                 The change that was tried (do not repeat it as is):\n{}\n\
+                 Test output after that change:\n{digest}\n\
+                 The files are back as shown in the context. Answer with a different fix.",
+                diff.trim_end()
+            ),
+        }
+    }
+}
+
+/// The goal without a `plan:` / `apply:` prefix (SPEC §9: the prefix is for papayu, not the
+/// model).
+pub fn strip_mode_prefix(goal: &str) -> &str {
+    let t = goal.trim();
+    for prefix in ["plan:", "apply:"] {
+        if t.len() >= prefix.len() && t[..prefix.len()].eq_ignore_ascii_case(prefix) {
+            return t[prefix.len()..].trim_start();
+        }
+    }
+    t
+}
+
+impl Agent {
+    /// The test command for a run: `given` (`--test`), else `project.default_test_command`,
+    /// else one detected from the project's files.
+    pub fn test_command(&self, given: Option<&str>) -> Option<TestCommand> {
+        if let Some(c) = given.map(str::trim).filter(|c| !c.is_empty()) {
+            return Some(TestCommand::new(c, TestCommandSource::Given));
+        }
+        if let Some(c) = self.memory.project().default_test_command() {
+            return Some(TestCommand::new(c, TestCommandSource::Memory));
+        }
+        detect_test_command(&self.root)
+    }
+
+    /// Solve `goal` (SPEC §14): the verified fix or the project exactly as it was.
+    ///
+    /// With a test command ([`Agent::test_command`]), the tests run first (the baseline), then
+    /// up to `options.attempts` times: the model gets the base context (the files the goal and
+    /// the failing tests point at, the failure output), papayu previews its change, `confirm`
+    /// (when given) approves it, and the change is applied as a transaction whose check is the
+    /// tests — committed only when the failing tests the goal is about pass and nothing that
+    /// passed before fails; otherwise rolled back, and the next attempt is told why. Without a
+    /// test command, one attempt is applied after the project's usual checks
+    /// ([`SolveOutcome::AppliedUnverified`]).
+    ///
+    /// Transport errors (the model cannot be reached) end the run with an error; the project is
+    /// unchanged then too.
+    pub async fn solve(
+        &mut self,
+        goal: &str,
+        options: &SolveOptions,
+        confirm: Option<ConfirmFn<'_>>,
+        progress: ProgressFn<'_>,
+    ) -> Result<SolveReport, AgentError> {
+        let goal = strip_mode_prefix(goal).to_owned();
+        self.usage = Usage::default();
+        let mut report = SolveReport {
+            goal: goal.clone(),
+            outcome: SolveOutcome::NotSolved,
+            test: self.test_command(options.test_command.as_deref()),
+            baseline: None,
+            attempts: Vec::new(),
+            applied: None,
+            usage: Usage::default(),
+            reason: None,
+        };
+        let Some(test) = report.test.clone() else {
+            return self
+                .solve_unverified(report, options, confirm, progress)
+                .await;
+        };
+        let cancelled = || {
+            options
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(Ordering::Relaxed))
+        };
+        progress(&Progress::Testing {
+            command: test.command.clone(),
+            baseline: true,
+        });
+        let run = self.run_tests(&test.command, options);
+        let baseline = Baseline {
+            exit_ok: run.success,
+            outcomes: parse_outcomes(&run.output),
+        };
+        let targets = goal_tests(&goal, &baseline);
+        progress(&Progress::Tested {
+            baseline: true,
+            success: run.success,
+            failing: baseline.failing().len(),
+            duration_ms: run.duration_ms,
+        });
+        report.baseline = Some(BaselineView {
+            command: test.command.clone(),
+            exit_ok: run.success,
+            passed: baseline.outcomes.with(TestStatus::Pass).len(),
+            failing: baseline.failing(),
+            targets: targets.clone(),
+            duration_ms: run.duration_ms,
+        });
+        let mut failure = (!run.success).then(|| failure_digest(&run.output, FEEDBACK_CHARS));
+        let mut feedback: Option<Feedback> = None;
+        for number in 1..=options.attempts {
+            if cancelled() {
+                return Err(AgentError::Apply(papayu_patch::ApplyError::Cancelled));
+            }
+            progress(&Progress::Attempt {
+                number,
+                of: options.attempts,
+            });
+            let brief = feedback.as_ref().map(|f| f.text.as_str());
+            let preview = match self
+                .prepare_brief(&goal, failure.as_deref(), brief, progress)
+                .await
+            {
+                Ok(p) => p,
+                Err(e @ AgentError::Rejected { .. }) => {
+                    let f = Feedback::rejected(number, &e);
+                    report.attempts.push(AttemptView {
+                        number,
+                        trace_id: None,
+                        summary: None,
+                        actions: Vec::new(),
+                        verdict: None,
+                        error: Some(AttemptError {
+                            code: e.code(),
+                            message: e.to_string(),
+                        }),
+                        feedback: Some(f.text.clone()),
+                    });
+                    feedback = Some(f);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let mut attempt = AttemptView {
+                number,
+                trace_id: Some(preview.trace_id.clone()),
+                summary: preview.summary.clone(),
+                actions: preview.actions.clone(),
+                verdict: None,
+                error: None,
+                feedback: None,
+            };
+            if preview.no_changes {
+                if baseline.exit_ok && targets.is_empty() {
+                    report.attempts.push(attempt);
+                    report.outcome = SolveOutcome::NoChanges;
+                    return Ok(self.finish_report(report));
+                }
+                let f = Feedback::no_changes(number);
+                attempt.feedback = Some(f.text.clone());
+                report.attempts.push(attempt);
+                feedback = Some(f);
+                continue;
+            }
+            if preview.preview.summary.blocked > 0 {
+                let f = Feedback::blocked(number, &preview);
+                attempt.error = preview.preview.files.iter().find_map(|f| {
+                    f.error.as_ref().map(|e| AttemptError {
+                        code: e.code,
+                        message: e.message.clone(),
+                    })
+                });
+                attempt.feedback = Some(f.text.clone());
+                report.attempts.push(attempt);
+                feedback = Some(f);
+                continue;
+            }
+            if let Some(confirm) = confirm
+                && !confirm(&preview)
+            {
+                report.attempts.push(attempt);
+                report.outcome = SolveOutcome::Declined;
+                return Ok(self.finish_report(report));
+            }
+            let verdict: Mutex<Option<(Verdict, String)>> = Mutex::new(None);
+            let judged = |check: &CheckReport| -> Result<(), String> {
+                let outcomes = parse_outcomes(&check.output);
+                let v = judge(&baseline, check.success, &outcomes, &targets);
+                let result = match &v {
+                    Verdict::Verified { .. } => Ok(()),
+                    Verdict::NotVerified { reason, .. } => Err(reason.clone()),
+                };
+                if let Ok(mut slot) = verdict.lock() {
+                    *slot = Some((v, failure_digest(&check.output, FEEDBACK_CHARS)));
+                }
+                result
+            };
+            progress(&Progress::Testing {
+                command: test.command.clone(),
+                baseline: false,
+            });
+            let applied = self.apply_verified(&preview, &test.command, &judged, options, progress);
+            let judged_as = verdict.lock().ok().and_then(|mut v| v.take());
+            match applied {
+                Ok(outcome) => {
+                    attempt.verdict = judged_as.map(|(v, _)| v);
+                    report.attempts.push(attempt);
+                    report.applied = Some(outcome);
+                    report.outcome = SolveOutcome::Verified;
+                    return Ok(self.finish_report(report));
+                }
+                Err(AgentError::Apply(e)) if e.code() != ErrorCode::Cancelled => {
+                    let f = match &judged_as {
+                        Some((v, digest)) => {
+                            let f = Feedback::not_verified(number, &preview, v, digest);
+                            failure = Some(digest.clone());
+                            f
+                        }
+                        None => Feedback {
+                            text: format!(
+                                "Attempt {number} could not be applied ({}): {e}",
+                                e.code()
+                            ),
+                        },
+                    };
+                    attempt.verdict = judged_as.map(|(v, _)| v);
+                    if attempt.verdict.is_none() {
+                        attempt.error = Some(AttemptError {
+                            code: e.code(),
+                            message: e.to_string(),
+                        });
+                    }
+                    attempt.feedback = Some(f.text.clone());
+                    report.attempts.push(attempt);
+                    feedback = Some(f);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        report.reason = Some(format!(
+            "no change verified in {} attempt(s); the project is unchanged",
+            options.attempts
+        ));
+        Ok(self.finish_report(report))
+    }
+
+    /// No test command: one change, applied after the project's usual checks.
+    async fn solve_unverified(
+        &mut self,
+        mut report: SolveReport,
+        options: &SolveOptions,
+        confirm: Option<ConfirmFn<'_>>,
+        progress: ProgressFn<'_>,
+    ) -> Result<SolveReport, AgentError> {
+        report.reason = Some(
+            "no test command is known (none given with --test, none in project memory, none \
+             detected), so the change cannot be verified"
+                .to_owned(),
+        );
+        progress(&Progress::Attempt { number: 1, of: 1 });
+        let goal = report.goal.clone();
+        let preview = self.prepare_brief(&goal, None, None, progress).await?;
+        let mut attempt = AttemptView {
+            number: 1,
+            trace_id: Some(preview.trace_id.clone()),
+            summary: preview.summary.clone(),
+            actions: preview.actions.clone(),
+            verdict: None,
+            error: None,
+            feedback: None,
+        };
+        if preview.no_changes {
+            report.attempts.push(attempt);
+            report.outcome = SolveOutcome::NoChanges;
+            return Ok(self.finish_report(report));
+        }
+        if let Some(confirm) = confirm
+            && !confirm(&preview)
+        {
+            report.attempts.push(attempt);
+            report.outcome = SolveOutcome::Declined;
+            return Ok(self.finish_report(report));
+        }
+        match self.apply_inner(
+            &preview,
+            None,
+            options.confirmed_deletes,
+            progress,
+            options.cancel.clone(),
+            super::apply::CheckPlan::Project,
+        ) {
+            Ok(outcome) => {
+                report.applied = Some(outcome);
+                report.outcome = SolveOutcome::AppliedUnverified;
+            }
+            Err(AgentError::Apply(e)) if e.code() != ErrorCode::Cancelled => {
+                attempt.error = Some(AttemptError {
+                    code: e.code(),
+                    message: e.to_string(),
+                });
+                report.outcome = SolveOutcome::NotSolved;
+            }
+            Err(e) => return Err(e),
+        }
+        report.attempts.push(attempt);
+        Ok(self.finish_report(report))
+    }
+
+    fn finish_report(&self, mut report: SolveReport) -> SolveReport {
+        report.usage = self.usage;
+        report
+    }
+}

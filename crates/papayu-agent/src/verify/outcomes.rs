@@ -1,0 +1,571 @@
+//! Which tests passed and failed, read from a test runner's output: Python unittest (`-v`) and
+//! pytest (`-rA`), node's built-in runner (TAP and spec reporters), cargo test, go test (`-v`).
+//! Output no parser recognises gives no per-test outcomes, and the verdict falls back to the
+//! exit status.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// One test's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestStatus {
+    /// It passed.
+    Pass,
+    /// It was skipped or ignored.
+    Skip,
+    /// It failed or errored.
+    Fail,
+}
+
+/// The per-test outcomes found in one run's output.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TestOutcomes {
+    /// Test name → outcome. A name seen twice keeps its worst outcome.
+    pub tests: BTreeMap<String, TestStatus>,
+}
+
+impl TestOutcomes {
+    fn record(&mut self, name: impl Into<String>, status: TestStatus) {
+        let name = name.into();
+        let name = name.trim();
+        if name.is_empty() {
+            return;
+        }
+        let slot = self.tests.entry(name.to_owned()).or_insert(status);
+        *slot = (*slot).max(status);
+    }
+
+    /// Whether no test outcome was recognised.
+    pub fn is_empty(&self) -> bool {
+        self.tests.is_empty()
+    }
+
+    /// The names with `status`, sorted.
+    pub fn with(&self, status: TestStatus) -> Vec<String> {
+        self.tests
+            .iter()
+            .filter(|(_, s)| **s == status)
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
+
+    /// The outcome of `name`, if it ran.
+    pub fn get(&self, name: &str) -> Option<TestStatus> {
+        self.tests.get(name).copied()
+    }
+}
+
+/// `test_add (test_calc.CalcTest.test_add) ... ok` (unittest -v).
+fn unittest(line: &str, out: &mut TestOutcomes) -> bool {
+    let Some((head, tail)) = line.split_once(" ... ") else {
+        return false;
+    };
+    let Some(open) = head.find(" (") else {
+        return false;
+    };
+    if !head.ends_with(')') {
+        return false;
+    }
+    let name = &head[open + 2..head.len() - 1];
+    let status = match tail.trim() {
+        "ok" => TestStatus::Pass,
+        "FAIL" | "ERROR" => TestStatus::Fail,
+        "expected failure" => TestStatus::Pass,
+        "unexpected success" => TestStatus::Fail,
+        t if t.starts_with("skipped") => TestStatus::Skip,
+        _ => return false,
+    };
+    out.record(name, status);
+    true
+}
+
+/// `PASSED tests/test_x.py::test_a` / `FAILED tests/test_x.py::test_b - AssertionError` (pytest
+/// -rA short summary), and `tests/test_x.py::test_a PASSED [ 50%]` (pytest -v).
+fn pytest(line: &str, out: &mut TestOutcomes) -> bool {
+    let status_of = |word: &str| match word {
+        "PASSED" | "XFAIL" => Some(TestStatus::Pass),
+        "FAILED" | "ERROR" | "XPASS" => Some(TestStatus::Fail),
+        "SKIPPED" => Some(TestStatus::Skip),
+        _ => None,
+    };
+    let mut words = line.split_whitespace();
+    let (Some(first), Some(second)) = (words.next(), words.next()) else {
+        return false;
+    };
+    if let Some(status) = status_of(first)
+        && second.contains("::")
+    {
+        out.record(second, status);
+        return true;
+    }
+    if first.contains("::")
+        && let Some(status) = status_of(second)
+    {
+        out.record(first, status);
+        return true;
+    }
+    false
+}
+
+/// `test tests::adds ... ok` (cargo test) and `tests::adds --- FAILED` (cargo test --quiet),
+/// named after the test binary (`src/lib.rs::tests::adds`) because names repeat across them.
+fn cargo(line: &str, binary: &str, out: &mut TestOutcomes) -> bool {
+    let qualified = |name: &str| {
+        if binary.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{binary}::{name}")
+        }
+    };
+    if let Some(rest) = line.strip_prefix("test ")
+        && let Some((name, status)) = rest.rsplit_once(" ... ")
+    {
+        let status = match status.trim() {
+            "ok" => TestStatus::Pass,
+            "FAILED" => TestStatus::Fail,
+            s if s.starts_with("ignored") => TestStatus::Skip,
+            _ => return false,
+        };
+        out.record(qualified(name.trim()), status);
+        return true;
+    }
+    if let Some(name) = line.strip_suffix(" --- FAILED")
+        && !name.contains(' ')
+    {
+        out.record(qualified(name.trim()), TestStatus::Fail);
+        return true;
+    }
+    false
+}
+
+/// `--- PASS: TestAdd (0.00s)` / `--- FAIL: …` / `--- SKIP: …` (go test -v).
+fn go(line: &str, out: &mut TestOutcomes) -> bool {
+    let t = line.trim_start();
+    for (prefix, status) in [
+        ("--- PASS: ", TestStatus::Pass),
+        ("--- FAIL: ", TestStatus::Fail),
+        ("--- SKIP: ", TestStatus::Skip),
+    ] {
+        if let Some(rest) = t.strip_prefix(prefix) {
+            let name = rest.split(" (").next().unwrap_or(rest);
+            out.record(name, status);
+            return true;
+        }
+    }
+    false
+}
+
+/// node's TAP reporter: `ok 1 - adds` / `not ok 2 - subtracts` with nested `# Subtest:` levels
+/// (suites are named by their path, `group > inner`); suites themselves are not tests.
+struct Tap {
+    /// The subtests open at each indentation level: (indent, name, has nested results).
+    stack: Vec<(usize, String, bool)>,
+}
+
+impl Tap {
+    fn line(&mut self, line: &str, out: &mut TestOutcomes) -> bool {
+        let indent = line.len() - line.trim_start().len();
+        let t = line.trim_start();
+        if let Some(name) = t.strip_prefix("# Subtest: ") {
+            self.stack.retain(|(i, _, _)| *i < indent);
+            self.stack.push((indent, name.trim().to_owned(), false));
+            return true;
+        }
+        let (status, rest) = if let Some(r) = t.strip_prefix("not ok ") {
+            (TestStatus::Fail, r)
+        } else if let Some(r) = t.strip_prefix("ok ") {
+            (TestStatus::Pass, r)
+        } else {
+            return false;
+        };
+        let Some((_, name)) = rest.split_once(" - ") else {
+            return false;
+        };
+        let (name, directive) = match name.split_once(" # ") {
+            Some((n, d)) => (n.trim(), d.trim().to_ascii_uppercase()),
+            None => (name.trim(), String::new()),
+        };
+        let status = if directive.starts_with("SKIP") || directive.starts_with("TODO") {
+            TestStatus::Skip
+        } else {
+            status
+        };
+        // A suite's own result line comes after its subtests' and repeats them.
+        let is_suite = self
+            .stack
+            .iter()
+            .any(|(i, n, nested)| *i == indent && n == name && *nested);
+        let mut path: Vec<&str> = self
+            .stack
+            .iter()
+            .filter(|(i, _, _)| *i < indent)
+            .map(|(_, n, _)| n.as_str())
+            .collect();
+        path.push(name);
+        let full = path.join(" > ");
+        for entry in self.stack.iter_mut().filter(|(i, _, _)| *i < indent) {
+            entry.2 = true;
+        }
+        self.stack.retain(|(i, _, _)| *i < indent);
+        if !is_suite {
+            out.record(full, status);
+        }
+        true
+    }
+}
+
+/// node's spec reporter: `✔ adds (0.5ms)` / `✖ subtracts (1ms)` / `﹣ later (0.1ms) # SKIP`; a
+/// suite opens with `▶ group` and closes with its own `✔`/`✖ group (…)`, which is not a test.
+struct Spec {
+    /// Suites opened by `▶ name` and not closed yet: (indent, name).
+    suites: Vec<(usize, String)>,
+}
+
+impl Spec {
+    fn line(&mut self, line: &str, out: &mut TestOutcomes) -> bool {
+        let indent = line.len() - line.trim_start().len();
+        let t = line.trim_start();
+        if let Some(name) = t.strip_prefix("▶ ") {
+            if !name.trim_end().ends_with(')') {
+                self.suites.push((indent, name.trim().to_owned()));
+            }
+            return true;
+        }
+        let (status, rest) = if let Some(r) = t.strip_prefix("✔ ") {
+            (TestStatus::Pass, r)
+        } else if let Some(r) = t.strip_prefix("✖ ") {
+            (TestStatus::Fail, r)
+        } else if let Some(r) = t.strip_prefix("﹣ ") {
+            (TestStatus::Skip, r)
+        } else {
+            return false;
+        };
+        let name = match rest.rfind(" (") {
+            Some(i) if rest.trim_end().ends_with(')') || rest.contains("# SKIP") => &rest[..i],
+            _ => rest,
+        };
+        if let Some(at) = self
+            .suites
+            .iter()
+            .rposition(|(i, n)| *i == indent && n == name)
+        {
+            self.suites.truncate(at);
+            return true;
+        }
+        out.record(name, status);
+        true
+    }
+}
+
+/// The per-test outcomes in a test run's combined output (see the module docs for the
+/// formats). Unknown output gives empty outcomes.
+pub fn parse_outcomes(output: &str) -> TestOutcomes {
+    let mut out = TestOutcomes::default();
+    let mut tap = Tap { stack: Vec::new() };
+    let mut spec = Spec { suites: Vec::new() };
+    let mut binary = String::new();
+    let mut in_spec_summary = false;
+    for raw in output.lines() {
+        let line = raw.trim_end_matches('\r');
+        // cargo names each test binary before its tests.
+        let trimmed = line.trim_start();
+        if let Some(rest) = trimmed
+            .strip_prefix("Running unittests ")
+            .or_else(|| trimmed.strip_prefix("Running "))
+        {
+            binary = rest.split(" (").next().unwrap_or(rest).trim().to_owned();
+            continue;
+        }
+        if trimmed.starts_with("Doc-tests ") {
+            binary = "doctests".to_owned();
+            continue;
+        }
+        if trimmed.starts_with("✖ failing tests:") {
+            in_spec_summary = true;
+            continue;
+        }
+        if in_spec_summary {
+            continue;
+        }
+        let _ = unittest(line, &mut out)
+            || cargo(line, &binary, &mut out)
+            || pytest(line, &mut out)
+            || go(line, &mut out)
+            || tap.line(line, &mut out)
+            || spec.line(line, &mut out);
+    }
+    out
+}
+
+/// Whether a line is a stack frame nobody needs to fix the code: Rust backtrace frames, frames
+/// inside node or the Python/Rust standard libraries.
+fn noise(line: &str) -> bool {
+    let t = line.trim_start();
+    let numbered_frame = t
+        .split_once(": ")
+        .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    numbered_frame
+        || t.starts_with("at /rustc/")
+        || t.contains("(node:")
+        || t.starts_with("node:internal")
+        || t.contains("node:internal/")
+        || t.starts_with("stack backtrace:")
+        || t.starts_with("note: Some details are omitted")
+        || t.contains("/lib/python3")
+        || t.starts_with("npm warn")
+        || t.starts_with("duration_ms:")
+}
+
+/// A compact account of a failing run for the model: the output without stack-frame noise,
+/// its tail kept within `max_chars` (cut on a line boundary).
+pub fn failure_digest(output: &str, max_chars: usize) -> String {
+    let mut lines: Vec<&str> = Vec::new();
+    let mut blank = false;
+    for line in output.lines() {
+        if noise(line) {
+            continue;
+        }
+        let is_blank = line.trim().is_empty();
+        if is_blank && blank {
+            continue;
+        }
+        blank = is_blank;
+        lines.push(line);
+    }
+    let mut kept = Vec::new();
+    let mut total = 0;
+    for line in lines.iter().rev() {
+        let n = line.chars().count() + 1;
+        if total + n > max_chars && !kept.is_empty() {
+            break;
+        }
+        total += n;
+        kept.push(*line);
+    }
+    kept.reverse();
+    let omitted = lines.len() - kept.len();
+    let mut text = kept.join("\n");
+    if omitted > 0 {
+        text = format!("...[{omitted} earlier lines omitted]...\n{text}");
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const UNITTEST: &str = "\
+test_add (test_calc.CalcTest.test_add) ... FAIL
+test_err (test_calc.CalcTest.test_err) ... ERROR
+test_mul (test_calc.CalcTest.test_mul) ... ok
+test_skip (test_calc.CalcTest.test_skip) ... skipped 'later'
+
+======================================================================
+FAIL: test_add (test_calc.CalcTest.test_add)
+----------------------------------------------------------------------
+Traceback (most recent call last):
+  File \"/tmp/p/test_calc.py\", line 5, in test_add
+    self.assertEqual(add(2, 3), 5)
+AssertionError: -1 != 5
+
+----------------------------------------------------------------------
+Ran 4 tests in 0.001s
+
+FAILED (failures=1, errors=1, skipped=1)
+";
+
+    #[test]
+    fn unittest_verbose() {
+        let o = parse_outcomes(UNITTEST);
+        assert_eq!(
+            o.with(TestStatus::Fail),
+            ["test_calc.CalcTest.test_add", "test_calc.CalcTest.test_err"]
+        );
+        assert_eq!(o.with(TestStatus::Pass), ["test_calc.CalcTest.test_mul"]);
+        assert_eq!(o.with(TestStatus::Skip), ["test_calc.CalcTest.test_skip"]);
+    }
+
+    #[test]
+    fn pytest_short_summary_and_verbose() {
+        let o = parse_outcomes(
+            "tests/test_a.py::test_one PASSED [ 50%]\n\
+             =========== short test summary info ===========\n\
+             PASSED tests/test_a.py::test_one\n\
+             FAILED tests/test_a.py::test_two - assert 1 == 2\n\
+             SKIPPED [1] tests/test_a.py:9: later\n",
+        );
+        assert_eq!(o.get("tests/test_a.py::test_one"), Some(TestStatus::Pass));
+        assert_eq!(o.get("tests/test_a.py::test_two"), Some(TestStatus::Fail));
+    }
+
+    #[test]
+    fn cargo_test_names_the_binary_and_reads_quiet_output() {
+        let o = parse_outcomes(
+            "     Running unittests src/lib.rs (target/debug/deps/s-1)\n\
+             running 3 tests\n\
+             test tests::later ... ignored\n\
+             test tests::zero ... ok\n\
+             test tests::adds ... FAILED\n\
+             \n     Running tests/integ.rs (target/debug/deps/integ-2)\n\
+             running 1 test\n\
+             tests::adds --- FAILED\n",
+        );
+        assert_eq!(o.get("src/lib.rs::tests::zero"), Some(TestStatus::Pass));
+        assert_eq!(o.get("src/lib.rs::tests::adds"), Some(TestStatus::Fail));
+        assert_eq!(o.get("src/lib.rs::tests::later"), Some(TestStatus::Skip));
+        assert_eq!(o.get("tests/integ.rs::tests::adds"), Some(TestStatus::Fail));
+    }
+
+    #[test]
+    fn node_tap_with_a_suite() {
+        let tap = [
+            "TAP version 13",
+            "# Subtest: adds",
+            "ok 1 - adds",
+            "  ---",
+            "  duration_ms: 1.1",
+            "  ...",
+            "# Subtest: subtracts",
+            "not ok 2 - subtracts",
+            "  ---",
+            "  error: |-",
+            "    0 !== 2",
+            "  ...",
+            "# Subtest: group",
+            "    # Subtest: inner ok",
+            "    ok 1 - inner ok",
+            "    # Subtest: inner bad",
+            "    not ok 2 - inner bad",
+            "    1..2",
+            "not ok 3 - group",
+            "# Subtest: later",
+            "ok 4 - later # SKIP",
+            "1..4",
+            "# tests 4",
+            "# pass 2",
+        ]
+        .join("\n");
+        let o = parse_outcomes(&tap);
+        assert_eq!(o.get("adds"), Some(TestStatus::Pass));
+        assert_eq!(o.get("subtracts"), Some(TestStatus::Fail));
+        assert_eq!(o.get("group > inner ok"), Some(TestStatus::Pass));
+        assert_eq!(o.get("group > inner bad"), Some(TestStatus::Fail));
+        assert_eq!(o.get("later"), Some(TestStatus::Skip));
+        assert_eq!(o.get("group"), None, "a suite is not a test");
+        assert_eq!(o.tests.len(), 5);
+    }
+
+    #[test]
+    fn node_spec_reporter_ignores_its_failure_summary() {
+        let o = parse_outcomes(
+            "✔ adds (0.51ms)\n✖ subtracts (1.2ms)\n  AssertionError\n\
+             ﹣ later (0.1ms) # SKIP\nℹ tests 3\n✖ failing tests:\n\n✖ subtracts (1.2ms)\n",
+        );
+        assert_eq!(o.get("adds"), Some(TestStatus::Pass));
+        assert_eq!(o.get("subtracts"), Some(TestStatus::Fail));
+        assert_eq!(o.get("later"), Some(TestStatus::Skip));
+        assert_eq!(o.tests.len(), 3);
+    }
+
+    #[test]
+    fn go_verbose() {
+        let o = parse_outcomes(
+            "=== RUN   TestAdd\n--- FAIL: TestAdd (0.00s)\n=== RUN   TestSub\n--- PASS: TestSub (0.00s)\n    --- SKIP: TestSub/later (0.00s)\nFAIL\n",
+        );
+        assert_eq!(o.get("TestAdd"), Some(TestStatus::Fail));
+        assert_eq!(o.get("TestSub"), Some(TestStatus::Pass));
+        assert_eq!(o.get("TestSub/later"), Some(TestStatus::Skip));
+    }
+
+    /// Real output of each runner on the same small failing suites (recorded on this project's
+    /// CI machine: Python 3.11, node 20, cargo 1.95).
+    #[test]
+    fn recorded_runner_output() {
+        let fixture = |text: &str, expect: &[(&str, TestStatus)], count: usize| {
+            let o = parse_outcomes(text);
+            for (name, status) in expect {
+                assert_eq!(o.get(name), Some(*status), "{name} in {:?}", o.tests);
+            }
+            assert_eq!(o.tests.len(), count, "{:?}", o.tests);
+        };
+        use TestStatus::{Fail, Pass, Skip};
+        fixture(
+            include_str!("../../tests/fixtures/runner-output/unittest.txt"),
+            &[
+                ("test_calc.CalcTest.test_add", Fail),
+                ("test_calc.CalcTest.test_err", Fail),
+                ("test_calc.CalcTest.test_mul", Pass),
+                ("test_calc.CalcTest.test_skip", Skip),
+            ],
+            4,
+        );
+        fixture(
+            include_str!("../../tests/fixtures/runner-output/node-tap.txt"),
+            &[
+                ("adds", Pass),
+                ("subtracts", Fail),
+                ("group > inner ok", Pass),
+                ("group > inner bad", Fail),
+            ],
+            4,
+        );
+        fixture(
+            include_str!("../../tests/fixtures/runner-output/node-spec.txt"),
+            &[
+                ("adds", Pass),
+                ("subtracts", Fail),
+                ("inner ok", Pass),
+                ("inner bad", Fail),
+            ],
+            4,
+        );
+        fixture(
+            include_str!("../../tests/fixtures/runner-output/cargo.txt"),
+            &[
+                ("src/lib.rs::tests::adds", Fail),
+                ("src/lib.rs::tests::panics", Fail),
+                ("src/lib.rs::tests::zero", Pass),
+                ("src/lib.rs::tests::later", Skip),
+                ("tests/integ.rs::it_works", Fail),
+            ],
+            5,
+        );
+        fixture(
+            include_str!("../../tests/fixtures/runner-output/cargo-quiet.txt"),
+            &[("tests::adds", Fail), ("tests::panics", Fail)],
+            2,
+        );
+    }
+
+    #[test]
+    fn unknown_output_has_no_outcomes() {
+        assert!(parse_outcomes("make: *** [test] Error 1\n").is_empty());
+        assert!(parse_outcomes("").is_empty());
+    }
+
+    #[test]
+    fn a_name_seen_twice_keeps_its_worst_outcome() {
+        let o = parse_outcomes("ok 1 - same\nnot ok 2 - same\nok 3 - same\n");
+        assert_eq!(o.get("same"), Some(TestStatus::Fail));
+    }
+
+    #[test]
+    fn digest_drops_frames_and_keeps_the_tail() {
+        let out = "thread 'tests::adds' panicked at src/lib.rs:5:25:\n\
+                   assertion `left == right` failed\n  left: -1\n right: 5\n\
+                   stack backtrace:\n   0: __rustc::rust_begin_unwind\n\
+                   \x20            at /rustc/abc/library/std/src/panicking.rs:689:5\n\
+                   test result: FAILED. 1 passed; 1 failed\n";
+        let d = failure_digest(out, 10_000);
+        assert!(d.contains("left: -1"));
+        assert!(d.contains("test result: FAILED"));
+        assert!(!d.contains("rust_begin_unwind"));
+        assert!(!d.contains("/rustc/"));
+        let short = failure_digest(out, 40);
+        assert!(short.starts_with("...["), "{short}");
+        assert!(short.ends_with("test result: FAILED. 1 passed; 1 failed"));
+    }
+}

@@ -1,0 +1,267 @@
+//! The verified fix (SPEC §14) on a real Python project with its real tests: a change is kept
+//! only when the tests confirm it; otherwise every attempt rolls back, the model is told why,
+//! and the project ends byte for byte as it was.
+
+use std::collections::BTreeMap;
+
+use papayu_agent::{Progress, SolveOptions, SolveOutcome, Verdict, no_progress};
+use serde_json::{Value, json};
+
+use crate::support::{Model, Project, messages, sha};
+
+const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mean(values):\n    return sum(values) / len(values)\n";
+const TEST: &str = "import unittest\n\nfrom calc import add, mean\n\n\nclass CalcTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_mean(self):\n        self.assertEqual(mean([1, 2, 3]), 2)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+
+fn calc_project() -> Project {
+    Project::new(&[
+        ("calc.py", CALC.as_bytes()),
+        ("test_calc.py", TEST.as_bytes()),
+    ])
+}
+
+/// A PATCH_FILE of calc.py replacing line `from` (1-based) with `to`.
+fn patch(line: usize, from: &str, to: &str) -> Value {
+    let old: Vec<&str> = CALC.lines().collect();
+    let start = line.saturating_sub(1).max(1);
+    let end = (line + 1).min(old.len());
+    let mut body = String::new();
+    for (i, l) in old.iter().enumerate().take(end).skip(start - 1) {
+        if i + 1 == line {
+            assert_eq!(*l, from);
+            body.push_str(&format!("-{from}\n+{to}\n"));
+        } else {
+            body.push_str(&format!(" {l}\n"));
+        }
+    }
+    let n = end - start + 1;
+    let diff = format!("--- a/calc.py\n+++ b/calc.py\n@@ -{start},{n} +{start},{n} @@\n{body}");
+    json!({
+        "actions": [{"kind": "PATCH_FILE", "path": "calc.py", "base_sha256": sha(CALC.as_bytes()), "patch": diff}],
+        "summary": format!("calc.py line {line}: {to}")
+    })
+}
+
+fn right() -> Value {
+    patch(2, "    return a - b", "    return a + b")
+}
+
+fn wrong() -> Value {
+    patch(2, "    return a - b", "    return a * b")
+}
+
+/// Fixes add() but breaks mean().
+fn breaks_mean() -> Value {
+    let diff = "--- a/calc.py\n+++ b/calc.py\n@@ -1,6 +1,6 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n \n \n def mean(values):\n-    return sum(values) / len(values)\n+    return sum(values)\n";
+    json!({
+        "actions": [{"kind": "PATCH_FILE", "path": "calc.py", "base_sha256": sha(CALC.as_bytes()), "patch": diff}],
+        "summary": "add adds; mean sums"
+    })
+}
+
+/// Every file of the project except papayu's own state and the test's config directory.
+fn tree(p: &Project) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for name in ["calc.py", "test_calc.py"] {
+        out.insert(
+            name.to_owned(),
+            std::fs::read(p.dir.path().join(name)).unwrap(),
+        );
+    }
+    let mut extra: Vec<String> = std::fs::read_dir(p.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| {
+            !matches!(
+                n.as_str(),
+                ".papa-yu" | ".test-config" | "calc.py" | "test_calc.py"
+            )
+        })
+        .collect();
+    extra.sort();
+    assert!(extra.is_empty(), "files appeared in the project: {extra:?}");
+    out
+}
+
+fn solve(p: &Project, model: &Model, options: &SolveOptions) -> papayu_agent::SolveReport {
+    let mut agent = p.agent(model, &[("PAPAYU_TRACE", "1")]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(agent.solve(
+        "fix: add() in calc.py subtracts, so test_calc.py fails",
+        options,
+        None,
+        &no_progress,
+    ))
+    .unwrap()
+}
+
+#[test]
+fn a_right_fix_is_verified_by_the_tests_and_kept() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[right()]));
+    let report = solve(&p, &model, &SolveOptions::default());
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.attempts.len(), 1);
+    let baseline = report.baseline.as_ref().unwrap();
+    assert_eq!(baseline.failing, ["test_calc.CalcTest.test_add"]);
+    assert_eq!(baseline.targets, ["test_calc.CalcTest.test_add"]);
+    assert!(matches!(
+        &report.attempts[0].verdict,
+        Some(Verdict::Verified { fixed }) if fixed == &["test_calc.CalcTest.test_add"]
+    ));
+    assert!(p.read("calc.py").contains("return a + b"));
+    assert_eq!(report.usage.model_calls, 1);
+    // The first request carried calc.py and its test (the base context) and the failure.
+    let requests = rt.block_on(model.requests());
+    let user = &messages(&requests[0])[1].1;
+    assert!(user.contains("FILE[calc.py] (sha256="), "{user}");
+    assert!(user.contains("FILE[test_calc.py]"), "{user}");
+    assert!(user.contains("AssertionError: -1 != 5"), "{user}");
+    assert!(user.contains("PROJECT MAP"), "{user}");
+}
+
+#[test]
+fn a_wrong_fix_is_rolled_back_and_the_model_is_told_why() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[wrong(), right()]));
+    let report = solve(&p, &model, &SolveOptions::default());
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.attempts.len(), 2);
+    assert!(matches!(
+        &report.attempts[0].verdict,
+        Some(Verdict::NotVerified { still_failing, .. }) if still_failing == &["test_calc.CalcTest.test_add"]
+    ));
+    let requests = rt.block_on(model.requests());
+    assert_eq!(requests.len(), 2);
+    let second = &messages(&requests[1])[1].1;
+    assert!(second.contains("PREVIOUS ATTEMPT:"), "{second}");
+    assert!(second.contains("ROLLED BACK"), "{second}");
+    assert!(second.contains("+    return a * b"), "{second}");
+    assert!(second.contains("6 != 5"), "{second}");
+    // The context shows calc.py as it is again: the original hash.
+    assert!(
+        second.contains(&format!("FILE[calc.py] (sha256={})", sha(CALC.as_bytes()))),
+        "{second}"
+    );
+    assert!(p.read("calc.py").contains("return a + b"));
+}
+
+#[test]
+fn nothing_verified_leaves_the_project_exactly_as_it_was() {
+    let p = calc_project();
+    let before = tree(&p);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[wrong(), breaks_mean(), wrong()]));
+    let report = solve(&p, &model, &SolveOptions::default());
+    assert_eq!(report.outcome, SolveOutcome::NotSolved, "{report:#?}");
+    assert_eq!(report.attempts.len(), 3);
+    assert!(matches!(
+        &report.attempts[1].verdict,
+        Some(Verdict::NotVerified { regressed, still_failing, .. })
+            if regressed == &["test_calc.CalcTest.test_mean"] && still_failing.is_empty()
+    ));
+    assert_eq!(tree(&p), before);
+    // Each attempt was a transaction: nothing committed, nothing on the undo stack.
+    let mut agent = p.agent(&model, &[]);
+    assert!(agent.history().unwrap().undo.is_empty());
+    let _ = &mut agent;
+}
+
+#[test]
+fn a_rejected_answer_costs_an_attempt_and_is_explained() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let bad = json!({"actions": [{"kind": "PATCH_FILE", "path": "../calc.py", "patch": "x"}], "summary": "bad"});
+    // The bad answer and its repair are both rejected: attempt 1 ends; attempt 2 is right.
+    let model = rt.block_on(Model::start(&[bad.clone(), bad, right()]));
+    let report = solve(&p, &model, &SolveOptions::default());
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.attempts.len(), 2);
+    assert!(report.attempts[0].error.is_some());
+    let requests = rt.block_on(model.requests());
+    let third = &messages(&requests[2])[1].1;
+    assert!(
+        third.contains("was rejected before anything was applied"),
+        "{third}"
+    );
+}
+
+#[test]
+fn without_a_test_command_the_change_is_applied_unverified() {
+    let p = Project::new(&[("notes.md", b"# Notes\n")]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let create = json!({"actions": [{"kind": "CREATE_FILE", "path": "todo.md", "content": "- write docs\n"}], "summary": "a todo list"});
+    let model = rt.block_on(Model::start(&[create]));
+    let mut agent = p.agent(&model, &[]);
+    let report = rt
+        .block_on(agent.solve(
+            "add a todo list",
+            &SolveOptions::default(),
+            None,
+            &no_progress,
+        ))
+        .unwrap();
+    assert_eq!(
+        report.outcome,
+        SolveOutcome::AppliedUnverified,
+        "{report:#?}"
+    );
+    assert!(report.test.is_none());
+    assert!(
+        report
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("no test command")
+    );
+    assert_eq!(p.read("todo.md"), "- write docs\n");
+}
+
+#[test]
+fn progress_names_the_baseline_and_each_attempt() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[wrong(), right()]));
+    let events = std::sync::Mutex::new(Vec::new());
+    let record = |e: &Progress| {
+        events
+            .lock()
+            .unwrap()
+            .push(serde_json::to_value(e).unwrap())
+    };
+    let mut agent = p.agent(&model, &[]);
+    let rt2 = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let report = rt2
+        .block_on(agent.solve("fix add()", &SolveOptions::default(), None, &record))
+        .unwrap();
+    assert_eq!(report.outcome, SolveOutcome::Verified);
+    let stages: Vec<String> = events
+        .into_inner()
+        .unwrap()
+        .iter()
+        .filter(|e| matches!(e["stage"].as_str(), Some("testing" | "tested" | "attempt")))
+        .map(|e| e.to_string())
+        .collect();
+    assert!(stages[0].contains("\"baseline\":true"), "{stages:?}");
+    assert!(
+        stages.iter().any(|s| s.contains("\"number\":2")),
+        "{stages:?}"
+    );
+}
+
+#[test]
+fn mode_prefixes_never_reach_the_model() {
+    assert_eq!(papayu_agent::strip_mode_prefix("plan: fix it"), "fix it");
+    assert_eq!(papayu_agent::strip_mode_prefix("  APPLY:do it"), "do it");
+    assert_eq!(
+        papayu_agent::strip_mode_prefix("fix the plan"),
+        "fix the plan"
+    );
+}
