@@ -147,22 +147,41 @@ pub fn agent_config(global: &Global) -> Result<AgentConfig> {
     Ok(config)
 }
 
+/// Build directories the user pointed their tools at: a confined test run may write there too
+/// (a shared `CARGO_TARGET_DIR` is common, and cargo fails without it).
+const BUILD_DIR_VARIABLES: &[&str] = &["CARGO_TARGET_DIR", "GOCACHE", "npm_config_cache"];
+
 /// How check and test commands are confined: through `papayu sandbox-exec` when this machine
 /// can confine them (Landlock, or bubblewrap) and `PAPAYU_SANDBOX` is not `off`.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "frontends read the environment once (SPEC §12)"
+)]
 pub fn sandbox(config: &AgentConfig) -> papayu_patch::Sandbox {
     if !config.sandbox_enabled {
         return papayu_patch::Sandbox::None;
     }
-    match crate::cmd::sandbox_exec::probe() {
-        papayu_patch::Confinement::None { .. } => papayu_patch::Sandbox::None,
-        _ => match std::env::current_exe() {
-            Ok(program) => papayu_patch::Sandbox::Launcher {
-                program,
-                args: vec!["sandbox-exec".into()],
-            },
-            Err(_) => papayu_patch::Sandbox::None,
-        },
+    if matches!(
+        crate::cmd::sandbox_exec::probe(),
+        papayu_patch::Confinement::None { .. }
+    ) {
+        return papayu_patch::Sandbox::None;
     }
+    let Ok(program) = std::env::current_exe() else {
+        return papayu_patch::Sandbox::None;
+    };
+    let mut args: Vec<std::ffi::OsString> = vec!["sandbox-exec".into()];
+    for var in BUILD_DIR_VARIABLES {
+        if let Some(dir) = std::env::var_os(var).filter(|d| !d.is_empty())
+            && std::path::Path::new(&dir).is_absolute()
+        {
+            // A directory that does not exist yet is created now, so the sandbox can name it.
+            let _ = fs_err::create_dir_all(&dir);
+            args.push("--write".into());
+            args.push(dir);
+        }
+    }
+    papayu_patch::Sandbox::Launcher { program, args }
 }
 
 /// The active virtual environment (`VIRTUAL_ENV`), shown to the model in the `env` block.
