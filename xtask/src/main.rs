@@ -13,6 +13,8 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use papayu_protocol::{ProtocolVersion, SchemaVariant, schema};
 
+mod bench_run;
+mod perfect;
 mod tasks;
 
 fn main() -> std::process::ExitCode {
@@ -38,7 +40,7 @@ fn run_xtask() -> Result<()> {
         Some("golden") => golden(&root, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | codegen [--check] | bench [FILTER...] [-- BENCH ARGS] | bench tasks (--verify | --list) [ID...] | golden <TRACE.json> [--name NAME] | golden --replay>"
+                "usage: cargo xtask <ci | codegen [--check] | bench [FILTER...] [-- BENCH ARGS] | bench tasks [--verify | --list | --run [--scripted] ...] [ID...] | golden <TRACE.json> [--name NAME] | golden --replay>"
             );
             bail!("unknown or missing xtask command")
         }
@@ -123,7 +125,7 @@ fn run_env(
 }
 
 /// The cargo target directory (`CARGO_TARGET_DIR`, else `target/`).
-fn target_dir(root: &Path) -> PathBuf {
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(d) if !d.is_empty() => {
             let d = PathBuf::from(d);

@@ -439,16 +439,40 @@ fn listing_changes(
         .collect()
 }
 
-/// `cargo xtask bench tasks (--verify | --list) [FILTER...]`.
+/// `cargo xtask bench tasks [--verify | --list | --run OPTIONS] [ID-FILTER...]`.
 pub fn cli(root: &Path, args: &[String]) -> Result<()> {
     let corpus = root.join("bench/tasks");
-    let usage = "usage: cargo xtask bench tasks (--verify | --list) [ID-FILTER...]";
-    let (flags, filters): (Vec<&String>, Vec<&String>) =
-        args.iter().partition(|a| a.starts_with("--"));
-    let mode = match flags.as_slice() {
-        [flag] if *flag == "--verify" || *flag == "--list" => flag.as_str(),
-        _ => bail!("{usage}"),
-    };
+    let usage = "usage: cargo xtask bench tasks [--verify | --list | --run] [--scripted] \
+[--expect-all] [--papayu PATH] [--model-path FILE] [--attempts N] [--env KEY=VALUE]... \
+[--out FILE] [ID-FILTER...]";
+    let mut mode = "--run";
+    let mut run = crate::bench_run::RunOptions::default();
+    let mut filters: Vec<&String> = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || {
+            it.next()
+                .with_context(|| format!("{a} needs a value\n{usage}"))
+        };
+        match a.as_str() {
+            "--verify" | "--list" | "--run" => mode = a.as_str(),
+            "--scripted" => run.scripted = true,
+            "--expect-all" => run.expect_all = true,
+            "--papayu" => run.papayu = Some(PathBuf::from(value()?)),
+            "--model-path" => run.model_path = Some(PathBuf::from(value()?)),
+            "--attempts" => run.attempts = Some(value()?.parse().context("--attempts")?),
+            "--out" => run.out = Some(PathBuf::from(value()?)),
+            "--env" => {
+                let kv = value()?;
+                let (k, v) = kv
+                    .split_once('=')
+                    .with_context(|| format!("--env {kv}: expected KEY=VALUE"))?;
+                run.env.push((k.to_owned(), v.to_owned()));
+            }
+            flag if flag.starts_with("--") => bail!("unknown flag {flag}\n{usage}"),
+            _ => filters.push(a),
+        }
+    }
     let tasks: Vec<Task> = load_tasks(&corpus)?
         .into_iter()
         .filter(|t| filters.is_empty() || filters.iter().any(|f| t.id.contains(f.as_str())))
@@ -458,6 +482,9 @@ pub fn cli(root: &Path, args: &[String]) -> Result<()> {
     }
     if mode == "--verify" {
         return verify(&tasks);
+    }
+    if mode == "--run" {
+        return crate::bench_run::run(root, &tasks, &run);
     }
     for t in &tasks {
         println!(

@@ -148,8 +148,11 @@ pub struct AgentConfig {
     /// Stream answers so progress reports characters received (not an environment variable:
     /// the frontend decides).
     pub stream: bool,
+    /// `PAPAYU_SANDBOX` (`auto`, the default, or `off`): whether check and test commands run
+    /// confined when the machine can confine them.
+    pub sandbox_enabled: bool,
     /// How check and test commands are confined (not an environment variable: the frontend
-    /// knows how to launch its sandbox).
+    /// knows how to launch its sandbox, and sets it when `sandbox_enabled`).
     pub sandbox: papayu_patch::Sandbox,
     /// The active virtual environment (`VIRTUAL_ENV`, read by the frontend), shown to the model
     /// in the `env` block.
@@ -184,6 +187,7 @@ impl Default for AgentConfig {
             context_max_log_chars: ctx.max_log_chars,
             context_small_project_bytes: ctx.small_project_bytes as usize,
             stream: false,
+            sandbox_enabled: true,
             sandbox: papayu_patch::Sandbox::default(),
             virtual_env: None,
         }
@@ -217,6 +221,7 @@ pub const ENV_VARIABLES: &[&str] = &[
     "PAPAYU_CONTEXT_MAX_TOTAL_CHARS",
     "PAPAYU_CONTEXT_MAX_LOG_CHARS",
     "PAPAYU_CONTEXT_SMALL_PROJECT_BYTES",
+    "PAPAYU_SANDBOX",
 ];
 
 /// Parse a SPEC §12 boolean: `1|true|yes` (any case) is on, `0|false|no` or empty is off,
@@ -473,6 +478,12 @@ impl AgentConfig {
                 .number("PAPAYU_CONTEXT_SMALL_PROJECT_BYTES", &NON_NEGATIVE)?
                 .unwrap_or(d.context_small_project_bytes),
             stream: d.stream,
+            sandbox_enabled: match e.get("PAPAYU_SANDBOX").map(str::to_ascii_lowercase) {
+                None => d.sandbox_enabled,
+                Some(v) if v == "auto" || v == "on" => true,
+                Some(v) if v == "off" => false,
+                Some(v) => return Err(invalid("PAPAYU_SANDBOX", &v, "expected auto or off")),
+            },
             sandbox: d.sandbox,
             virtual_env: d.virtual_env,
         })
@@ -631,6 +642,10 @@ impl AgentConfig {
             json!(self.context_max_total_chars),
         );
         put("context_max_log_chars", json!(self.context_max_log_chars));
+        put(
+            "sandbox",
+            json!(if self.sandbox_enabled { "auto" } else { "off" }),
+        );
         put(
             "context_small_project_bytes",
             json!(self.context_small_project_bytes),

@@ -32,7 +32,7 @@ enum Command {
     Plan(cmd::plan::Args),
     /// Apply the saved plan: preview, confirm, apply all-or-nothing.
     Apply(cmd::apply::Args),
-    /// Plan and apply GOAL in one go (preview and confirmation unless --yes).
+    /// Solve GOAL: a change verified by the project's tests, or the project as it was.
     Run(cmd::run_goal::Args),
     /// Interactive: plan → "ok" → preview → confirm → apply; undo.
     Chat(cmd::chat::Args),
@@ -70,6 +70,9 @@ enum Command {
     Recover(cmd::recover::Args),
     /// Apply one unified diff to one file (or a JSONL batch), reporting the tier per hunk.
     ApplyPatch(cmd::apply_patch::Args),
+    /// Run a command confined (the launcher of check commands).
+    #[command(hide = true)]
+    SandboxExec(cmd::sandbox_exec::Args),
 }
 
 fn main() -> ExitCode {
@@ -108,6 +111,7 @@ fn main() -> ExitCode {
         Command::Ui(args) => cmd::ui::run(args, &cli.global),
         Command::Recover(args) => cmd::recover::run(args, &cli.global),
         Command::ApplyPatch(args) => cmd::apply_patch::run(args, &cli.global),
+        Command::SandboxExec(args) => cmd::sandbox_exec::run(args, &cli.global),
     };
     exit::finish(result, cli.global.json)
 }

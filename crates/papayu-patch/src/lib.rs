@@ -2,6 +2,8 @@
 #![warn(missing_docs)]
 
 mod checks;
+#[cfg(target_os = "linux")]
+mod confine;
 pub mod engine;
 mod error;
 mod fault;
@@ -14,6 +16,8 @@ mod tx;
 pub use checks::{
     CHECK_LOG, CheckReport, CheckStatus, Checks, OUTPUT_TAIL_BYTES, Sandbox, run_check,
 };
+#[cfg(target_os = "linux")]
+pub use confine::{ConfineError, Confinement, confine_current_process, landlock_abi, probe};
 pub use error::{
     ApplyError, Direction, EscapeReason, HistoryError, InvalidAction, IoOp, JournalFault,
     OpenError, RecoverError, StoreError, UndoError,

@@ -150,6 +150,8 @@ pub struct AttemptView {
     pub summary: Option<String>,
     /// The actions proposed.
     pub actions: Vec<ActionView>,
+    /// The change as unified diffs (empty when the answer was rejected).
+    pub diff: String,
     /// The verdict of the test run, when the change was applied and tested.
     pub verdict: Option<Verdict>,
     /// Why it stopped short of the tests (rejected answer, blocked action, …).
@@ -250,13 +252,7 @@ impl Feedback {
         verdict: &Verdict,
         digest: &str,
     ) -> Feedback {
-        let diff: String = preview
-            .preview
-            .files
-            .iter()
-            .map(|f| f.diff.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
+        let diff = diff_of(preview);
         let reason = match verdict {
             Verdict::NotVerified { reason, .. } => reason.clone(),
             Verdict::Verified { .. } => String::new(),
@@ -271,6 +267,18 @@ impl Feedback {
             ),
         }
     }
+}
+
+/// A preview's unified diffs, one after the other.
+fn diff_of(preview: &ApplyPreview) -> String {
+    preview
+        .preview
+        .files
+        .iter()
+        .map(|f| f.diff.as_str())
+        .filter(|d| !d.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The goal without a `plan:` / `apply:` prefix (SPEC §9: the prefix is for papayu, not the
@@ -388,6 +396,7 @@ impl Agent {
                         trace_id: None,
                         summary: None,
                         actions: Vec::new(),
+                        diff: String::new(),
                         verdict: None,
                         error: Some(AttemptError {
                             code: e.code(),
@@ -405,6 +414,7 @@ impl Agent {
                 trace_id: Some(preview.trace_id.clone()),
                 summary: preview.summary.clone(),
                 actions: preview.actions.clone(),
+                diff: diff_of(&preview),
                 verdict: None,
                 error: None,
                 feedback: None,
@@ -524,6 +534,7 @@ impl Agent {
             trace_id: Some(preview.trace_id.clone()),
             summary: preview.summary.clone(),
             actions: preview.actions.clone(),
+            diff: diff_of(&preview),
             verdict: None,
             error: None,
             feedback: None,

@@ -69,6 +69,16 @@ fn name_parts(name: &str) -> Vec<String> {
     parts
 }
 
+/// Whether a failing "test" is a file that could not be loaded rather than a test: node's
+/// runner names a failing test file by its path, unittest reports `unittest.loader._FailedTest`.
+fn is_load_failure(name: &str) -> bool {
+    name.contains("_FailedTest")
+        || ((name.contains('/') || name.contains('\\'))
+            && [".js", ".mjs", ".cjs", ".ts", ".mts", ".py"]
+                .iter()
+                .any(|e| name.ends_with(e)))
+}
+
 /// Whether `word` occurs in `text` as a whole identifier (not inside a longer one).
 fn mentions(text: &str, word: &str) -> bool {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
@@ -125,7 +135,13 @@ pub fn judge(
             )
         };
     }
-    let passes = |name: &str| after.get(name) == Some(TestStatus::Pass);
+    // A test file that failed to load (node names it by its path; unittest reports a
+    // `_FailedTest`) has no outcome of its own once it loads: its tests stand for it then.
+    let clean_after = after_ok && after.with(TestStatus::Fail).is_empty();
+    let passes = |name: &str| match after.get(name) {
+        Some(status) => status == TestStatus::Pass,
+        None => clean_after && is_load_failure(name),
+    };
     let mut regressed: Vec<String> = baseline
         .outcomes
         .with(TestStatus::Pass)
@@ -239,6 +255,27 @@ mod tests {
         // A test that vanished does not pass.
         let gone = parse_outcomes("test_mean (test_calc.CalcTest.test_mean) ... ok\n");
         assert!(!judge(&b, true, &gone, &targets).is_verified());
+    }
+
+    #[test]
+    fn a_test_file_that_failed_to_load_is_fixed_when_its_tests_pass() {
+        // node: the file's import failed, so the file itself is the failing "test".
+        let b = baseline(
+            "not ok 1 - /p/test/client.test.js\nok 2 - /p/test/other.test.js\n",
+            false,
+        );
+        let after = parse_outcomes("ok 1 - fetches a user\nok 2 - /p/test/other.test.js\n");
+        assert!(judge(&b, true, &after, &b.failing()).is_verified());
+        // Not while anything fails.
+        let after = parse_outcomes("not ok 1 - fetches a user\nok 2 - /p/test/other.test.js\n");
+        assert!(!judge(&b, false, &after, &b.failing()).is_verified());
+        // unittest's stand-in for a module it could not import.
+        let b = baseline(
+            "test_calc (unittest.loader._FailedTest.test_calc) ... ERROR\n",
+            false,
+        );
+        let after = parse_outcomes("test_add (test_calc.CalcTest.test_add) ... ok\n");
+        assert!(judge(&b, true, &after, &b.failing()).is_verified());
     }
 
     #[test]

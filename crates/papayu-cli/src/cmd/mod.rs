@@ -16,6 +16,7 @@ pub mod recover;
 pub mod redo;
 pub mod report;
 pub mod run_goal;
+pub mod sandbox_exec;
 pub mod schema;
 pub mod session;
 pub mod trace;

@@ -1,13 +1,21 @@
-//! `papayu run <goal> [--yes]`: plan and apply in one go (preview and confirmation unless `--yes`).
+//! `papayu run <goal> [--yes] [--test CMD] [--attempts N]`: a verified fix or nothing (SPEC §14)
+//! — the project's tests before, a change applied as a transaction checked by those tests, kept
+//! only when they confirm it, retried with the failure otherwise.
+
+use std::time::Duration;
 
 use anyhow::Result;
+use papayu_agent::{
+    ApplyPreview, DEFAULT_ATTEMPTS, SolveOptions, SolveOutcome, SolveReport, TestCommandSource,
+    Verdict,
+};
 
-use crate::cmd::apply::confirm_and_apply;
-use crate::cmd::session::{ProgressLine, open_agent, report_agent_error, runtime};
-use crate::exit::Exit;
+use crate::cmd::apply_plan::print_preview;
+use crate::cmd::session::{ProgressLine, confirm, open_agent, report_agent_error, runtime};
+use crate::exit::{Exit, UsageError};
 use crate::global::Global;
 
-/// Ask the model for changes and apply them (preview + confirmation unless `--yes`).
+/// Ask the model for a change, verify it with the project's tests, keep it only if it verifies.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// What you want done.
@@ -16,17 +24,197 @@ pub struct Args {
     /// Apply without asking (deletions included).
     #[arg(long, short = 'y')]
     pub yes: bool,
+    /// The command that runs the project's tests (default: `project.default_test_command` from
+    /// `papayu memory`, else detected: cargo, go, npm/node, pytest/unittest, make).
+    #[arg(long, value_name = "CMD")]
+    pub test: Option<String>,
+    /// Try at most this many changes.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_ATTEMPTS)]
+    pub attempts: u32,
+    /// Timeout of each test run, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub test_timeout: u64,
 }
 
-/// Plan + apply.
+/// Solve the goal: exit 0 with a verified (or, without tests, applied) change, 4 when nothing
+/// verified (the project is unchanged), 1 when declined.
 pub fn run(args: &Args, global: &Global) -> Result<Exit> {
+    if global.json && !args.yes {
+        return Err(UsageError(
+            "`papayu run --json` cannot ask before applying; pass --yes to apply a change that verifies"
+                .to_owned(),
+        )
+        .into());
+    }
     let goal = args.goal.join(" ");
     let mut agent = open_agent(global)?;
     let progress = ProgressLine::new(global);
-    let preview = runtime()?.block_on(agent.prepare_apply(Some(&goal), &|p| progress.show(p)));
-    progress.done();
-    match preview {
-        Ok(preview) => confirm_and_apply(&agent, &preview, args.yes, None, global, &progress),
-        Err(e) => report_agent_error(&e, global),
+    let mut options = SolveOptions::default()
+        .attempts(args.attempts)
+        .confirmed_deletes(args.yes)
+        .test_timeout(Duration::from_secs(args.test_timeout.max(1)));
+    if let Some(t) = &args.test {
+        options = options.test_command(t.clone());
     }
+    let ask = |preview: &ApplyPreview| -> bool {
+        progress.done();
+        show_change(preview);
+        let question = if preview.deletes.is_empty() {
+            "Apply this change and run the tests?".to_owned()
+        } else {
+            format!(
+                "Apply this change (deleting {}) and run the tests?",
+                preview.deletes.join(", ")
+            )
+        };
+        confirm(&question).unwrap_or(false)
+    };
+    let confirm_fn: Option<&(dyn Fn(&ApplyPreview) -> bool + Send + Sync)> =
+        if args.yes { None } else { Some(&ask) };
+    let result =
+        runtime()?.block_on(agent.solve(&goal, &options, confirm_fn, &|p| progress.show(p)));
+    progress.done();
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => return report_agent_error(&e, global),
+    };
+    let exit = exit_of(report.outcome);
+    if global.json {
+        let mut doc = serde_json::to_value(&report)?;
+        doc["ok"] = serde_json::Value::Bool(exit == Exit::Ok);
+        if exit != Exit::Ok {
+            doc["code"] = serde_json::json!(match report.outcome {
+                SolveOutcome::Declined => "ERR_CANCELLED",
+                _ => "ERR_CHECK_FAILED",
+            });
+        }
+        println!("{}", serde_json::to_string(&doc)?);
+        return Ok(exit);
+    }
+    print_report(&report, !args.yes);
+    Ok(exit)
+}
+
+fn exit_of(outcome: SolveOutcome) -> Exit {
+    match outcome {
+        SolveOutcome::Verified | SolveOutcome::AppliedUnverified | SolveOutcome::NoChanges => {
+            Exit::Ok
+        }
+        SolveOutcome::NotSolved => Exit::RolledBack,
+        SolveOutcome::Declined => Exit::Failure,
+    }
+}
+
+/// The change a confirmation asks about.
+fn show_change(preview: &ApplyPreview) {
+    if let Some(s) = &preview.summary {
+        println!("{s}");
+    }
+    for a in &preview.actions {
+        println!("  [{}] {} {}", a.index, a.kind, a.path);
+    }
+    print_preview(&preview.preview);
+}
+
+fn print_report(report: &SolveReport, diffs_shown: bool) {
+    match &report.test {
+        Some(t) => {
+            let source = match &t.source {
+                TestCommandSource::Given => "given with --test".to_owned(),
+                TestCommandSource::Memory => "project memory".to_owned(),
+                TestCommandSource::Detected { reason } => format!("detected: {reason}"),
+                _ => "configured".to_owned(),
+            };
+            println!("tests: `{}` ({source})", t.command);
+        }
+        None => println!("tests: none known; the change cannot be verified"),
+    }
+    if let Some(b) = &report.baseline {
+        if b.failing.is_empty() {
+            println!(
+                "before: {} passing, none failing ({:.1} s)",
+                b.passed,
+                b.duration_ms as f64 / 1000.0
+            );
+        } else {
+            println!(
+                "before: {} failing ({}), {} passing ({:.1} s)",
+                b.failing.len(),
+                b.failing.join(", "),
+                b.passed,
+                b.duration_ms as f64 / 1000.0
+            );
+        }
+    }
+    for a in &report.attempts {
+        let what: Vec<String> = a
+            .actions
+            .iter()
+            .map(|x| format!("{} {}", x.kind, x.path))
+            .collect();
+        let result = match (&a.verdict, &a.error) {
+            (Some(Verdict::Verified { fixed }), _) if fixed.is_empty() => {
+                "verified: the tests pass".to_owned()
+            }
+            (Some(Verdict::Verified { fixed }), _) => {
+                format!("verified: {} now pass", fixed.join(", "))
+            }
+            (Some(Verdict::NotVerified { reason, .. }), _) => {
+                format!("not verified, rolled back: {reason}")
+            }
+            (None, Some(e)) => format!("{}: {}", e.code, first_line(&e.message)),
+            (None, None) if a.actions.is_empty() => "no change proposed".to_owned(),
+            (None, None) => "not applied".to_owned(),
+        };
+        let what = if what.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", what.join(", "))
+        };
+        println!("attempt {}{what}: {result}", a.number);
+    }
+    let applied_diff = report
+        .attempts
+        .last()
+        .filter(|_| report.outcome.changed())
+        .map(|a| a.diff.as_str())
+        .unwrap_or_default();
+    if !diffs_shown && !applied_diff.is_empty() {
+        println!("{applied_diff}");
+    }
+    let tx = report
+        .applied
+        .as_ref()
+        .and_then(|a| a.report.as_ref())
+        .map(|r| r.tx_id.clone());
+    match report.outcome {
+        SolveOutcome::Verified => println!(
+            "verified fix applied{}; `papayu undo` reverts it",
+            tx.map(|t| format!(" (transaction {t})"))
+                .unwrap_or_default()
+        ),
+        SolveOutcome::AppliedUnverified => println!(
+            "applied without verification{}: {}",
+            tx.map(|t| format!(" (transaction {t})"))
+                .unwrap_or_default(),
+            report.reason.as_deref().unwrap_or("no test command")
+        ),
+        SolveOutcome::NotSolved => println!(
+            "not solved: {}",
+            report
+                .reason
+                .as_deref()
+                .unwrap_or("nothing verified; the project is unchanged")
+        ),
+        SolveOutcome::NoChanges => println!("nothing to change: the tests already pass"),
+        SolveOutcome::Declined => println!("declined: nothing was written"),
+    }
+    println!(
+        "model calls: {}, tokens: {} in / {} out",
+        report.usage.model_calls, report.usage.input_tokens, report.usage.output_tokens
+    );
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or(s)
 }

@@ -142,7 +142,55 @@ pub fn agent_config(global: &Global) -> Result<AgentConfig> {
     if global.protocol.is_some() {
         config.protocol_version = Some(global.protocol_version()?);
     }
+    config.sandbox = sandbox(&config);
+    config.virtual_env = virtual_env();
     Ok(config)
+}
+
+/// Build directories the user pointed their tools at: a confined test run may write there too
+/// (a shared `CARGO_TARGET_DIR` is common, and cargo fails without it).
+const BUILD_DIR_VARIABLES: &[&str] = &["CARGO_TARGET_DIR", "GOCACHE", "npm_config_cache"];
+
+/// How check and test commands are confined: through `papayu sandbox-exec` when this machine
+/// can confine them (Landlock, or bubblewrap) and `PAPAYU_SANDBOX` is not `off`.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "frontends read the environment once (SPEC §12)"
+)]
+pub fn sandbox(config: &AgentConfig) -> papayu_patch::Sandbox {
+    if !config.sandbox_enabled {
+        return papayu_patch::Sandbox::None;
+    }
+    if matches!(
+        crate::cmd::sandbox_exec::probe(),
+        papayu_patch::Confinement::None { .. }
+    ) {
+        return papayu_patch::Sandbox::None;
+    }
+    let Ok(program) = std::env::current_exe() else {
+        return papayu_patch::Sandbox::None;
+    };
+    let mut args: Vec<std::ffi::OsString> = vec!["sandbox-exec".into()];
+    for var in BUILD_DIR_VARIABLES {
+        if let Some(dir) = std::env::var_os(var).filter(|d| !d.is_empty())
+            && std::path::Path::new(&dir).is_absolute()
+        {
+            // A directory that does not exist yet is created now, so the sandbox can name it.
+            let _ = fs_err::create_dir_all(&dir);
+            args.push("--write".into());
+            args.push(dir);
+        }
+    }
+    papayu_patch::Sandbox::Launcher { program, args }
+}
+
+/// The active virtual environment (`VIRTUAL_ENV`), shown to the model in the `env` block.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "frontends read the environment once (SPEC §12)"
+)]
+fn virtual_env() -> Option<String> {
+    std::env::var("VIRTUAL_ENV").ok().filter(|v| !v.is_empty())
 }
 
 /// The provider the configuration names (papayu-app's [`provider::build`], shared with
@@ -249,6 +297,22 @@ impl ProgressLine {
                 format!("protocol fallback v{from} → v{to} ({reason})…")
             }
             Progress::Previewing => "computing the preview…".to_owned(),
+            Progress::Testing {
+                command,
+                baseline: true,
+            } => format!("running the tests before any change: `{command}`…"),
+            Progress::Testing { command, .. } => {
+                format!("change applied; running the tests: `{command}`…")
+            }
+            Progress::Tested {
+                failing,
+                duration_ms,
+                ..
+            } => format!(
+                "tests ran in {:.1} s: {failing} failing",
+                *duration_ms as f64 / 1000.0
+            ),
+            Progress::Attempt { number, of } => format!("attempt {number} of {of}…"),
             Progress::Applying { done, total, item } => format!("applying {done}/{total} {item}"),
             Progress::Checked {
                 done,
