@@ -2,7 +2,7 @@
 // fixtures/, the real `papayu ui` server, and Debian's Chromium driven by playwright-core.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -125,24 +125,42 @@ export function tree(root) {
 export const PAPAYU_BIN = resolve(UI_DIR, process.env.PAPAYU_BIN ?? '../target/debug/papayu');
 
 /**
- * Start `papayu ui --port 0 --no-open` with a hermetic environment (no PAPAYU_* of the user's)
- * against `model`; resolves with the printed URL (with #token=) once it is listening.
+ * A fake browser opener (`xdg-open`, and `open` as macOS names it) in `<base>/bin`: it writes
+ * its arguments, one a line, to `<base>/opener-argv`. Returns the bin directory.
  */
-export async function startServer(model, base, extraEnv = {}) {
+function fakeOpener(base) {
+  const bin = join(base, 'bin');
+  mkdirSync(bin, { recursive: true });
+  const argv = join(base, 'opener-argv');
+  const script = `#!/bin/sh\nprintf '%s\\n' "$@" > '${argv}.tmp' && mv '${argv}.tmp' '${argv}'\n`;
+  for (const name of ['xdg-open', 'open']) writeFileSync(join(bin, name), script, { mode: 0o755 });
+  return bin;
+}
+
+/**
+ * Start `papayu ui --port 0 --no-open` with a hermetic environment (no PAPAYU_* of the user's)
+ * against `model`; resolves with the printed URL (with #token=) once it is listening. With
+ * `{ open: true }`, without `--no-open`: the browser opener is a fake that records its
+ * arguments (`openerArgv()`), and the runtime directory is `<base>/run`.
+ */
+export async function startServer(model, base, extraEnv = {}, opts = {}) {
   if (!existsSync(PAPAYU_BIN)) throw new Error(`papayu binary not found at ${PAPAYU_BIN}: build it (cargo build -p papayu-cli) or set PAPAYU_BIN`);
   const env = {
-    PATH: process.env.PATH,
+    PATH: opts.open ? `${fakeOpener(base)}:${process.env.PATH}` : process.env.PATH,
     HOME: join(base, 'home'),
     XDG_CONFIG_HOME: join(base, 'config'),
     PAPAYU_LLM_API_URL: model.url,
     PAPAYU_LLM_MODEL: 'scripted',
     PAPAYU_LLM_TIMEOUT_SEC: '20',
     PAPAYU_TRACE: '1',
+    ...(opts.open ? { XDG_RUNTIME_DIR: join(base, 'run') } : {}),
     ...extraEnv,
   };
   mkdirSync(env.HOME, { recursive: true });
   mkdirSync(env.XDG_CONFIG_HOME, { recursive: true });
-  const child = spawn(PAPAYU_BIN, ['ui', '--port', '0', '--no-open'], { env, cwd: base, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (opts.open) mkdirSync(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
+  const args = ['ui', '--port', '0', ...(opts.open ? [] : ['--no-open'])];
+  const child = spawn(PAPAYU_BIN, args, { env, cwd: base, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d));
@@ -167,6 +185,11 @@ export async function startServer(model, base, extraEnv = {}) {
     origin: new URL(url).origin,
     token: url.split('#token=')[1],
     logs: () => ({ stdout: out, stderr: err }),
+    /** The arguments the fake opener was started with (waits up to 20 s for it). */
+    openerArgv: () => waitFor(() => {
+      const file = join(base, 'opener-argv');
+      return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l) : null;
+    }, 'papayu ui never started the browser opener'),
     stop: () =>
       new Promise((r) => {
         if (child.exitCode !== null) return r();
@@ -174,6 +197,17 @@ export async function startServer(model, base, extraEnv = {}) {
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** Poll `f` until it returns a truthy value (which is returned); fail with `what` after 20 s. */
+export async function waitFor(f, what) {
+  const started = Date.now();
+  for (;;) {
+    const v = f();
+    if (v) return v;
+    if (Date.now() - started > 20_000) throw new Error(`${what} (waited 20 s)`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];

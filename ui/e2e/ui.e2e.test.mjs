@@ -1,10 +1,11 @@
 // The browser UI against the real `papayu ui` backend and a scripted model (issue #7 part 3).
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { spawnSync } from 'node:child_process';
-import { PAPAYU_BIN, RESULTS, cleanTemps, launchBrowser, newPage, sha256, startModel, startServer, tempProject, tree } from './support.mjs';
+import { PAPAYU_BIN, RESULTS, cleanTemps, launchBrowser, newPage, sha256, startModel, startServer, tempProject, tree, waitFor } from './support.mjs';
 
 const LIB_RS = 'pub fn answer() -> u32 {\n    41\n}\n';
 const LIB_RS_42 = 'pub fn answer() -> u32 {\n    42\n}\n';
@@ -73,6 +74,28 @@ describe('papayu ui in a browser', () => {
     const ok = await fetch(`${server.origin}/api/app_info`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token}` } });
     assert.equal(ok.status, 200);
     assert.equal((await ok.json()).transport, 'http');
+  });
+
+  test('the browser opener gets a private launch page, never the token; following it opens the UI', async () => {
+    const project = tempProject('rust-lib');
+    const server = await startServer(model, project.base, {}, { open: true });
+    servers.push(server);
+    const argv = await server.openerArgv();
+    assert.equal(argv.length, 1, `opener argv: ${argv}`);
+    assert.ok(!argv[0].includes(server.token), `the token is on the opener's command line: ${argv}`);
+    assert.match(argv[0], /^file:\/\/.*\/launch-[0-9a-f]{32}\.html$/);
+    const file = fileURLToPath(argv[0]);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.equal(statSync(dirname(file)).mode & 0o777, 0o700);
+    const page = await newPage(browser);
+    await page.goto(argv[0]);
+    await page.getByRole('textbox', { name: 'Folder' }).waitFor();
+    assert.equal(new URL(page.url()).origin, server.origin);
+    assert.ok(!page.url().includes('token='), `token left in the URL: ${page.url()}`);
+    // The UI's first requests carried the token: the launch page is gone.
+    await waitFor(() => !existsSync(file), `the launch page ${file} outlived the UI's first request`);
+    await page.getByRole('list', { name: /Folders in .*home$/ }).waitFor();
+    assert.deepEqual(page.errors, []);
   });
 
   test('plan → ok → preview → deselect one action → apply → files change → undo restores them', async () => {

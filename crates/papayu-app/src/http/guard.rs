@@ -1,30 +1,61 @@
 //! What every request is checked against: the launch's token, a loopback `Host`, and when an
 //! `Origin` is sent, the server's own; plus the headers every response carries.
 
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::Response;
 
 use super::error_response;
+use super::launch::PageFile;
 use crate::{ApiError, codes};
 
-/// The launch's secret and address (no `Debug`: the token stays out of logs).
+/// The launch's secret and address (no `Debug`: the token stays out of logs), and the launch
+/// page until the first request that carries the token.
 #[derive(Clone)]
 pub(super) struct Guard {
     pub(super) token: String,
     pub(super) port: u16,
+    launch: Arc<Mutex<Option<PageFile>>>,
+}
+
+/// `n` random bytes, hex.
+pub(super) fn random_hex(n: usize) -> Result<String, getrandom::Error> {
+    let mut bytes = vec![0u8; n];
+    getrandom::fill(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 impl Guard {
     /// A guard with a new token: 32 random bytes, hex.
     pub(super) fn new(port: u16) -> Result<Guard, getrandom::Error> {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes)?;
-        Ok(Guard {
-            token: bytes.iter().map(|b| format!("{b:02x}")).collect(),
+        Ok(Guard::with_token(random_hex(32)?, port))
+    }
+
+    fn with_token(token: String, port: u16) -> Guard {
+        Guard {
+            token,
             port,
-        })
+            launch: Arc::default(),
+        }
+    }
+
+    fn launch_slot(&self) -> MutexGuard<'_, Option<PageFile>> {
+        // A panic while holding the slot leaves nothing half-done in it.
+        self.launch.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Keep `page` until [`retire_launch_page`](Self::retire_launch_page) (or the last clone
+    /// of this guard) removes it; a page held before is removed now.
+    pub(super) fn hold_launch_page(&self, page: PageFile) {
+        *self.launch_slot() = Some(page);
+    }
+
+    /// Remove the launch page: the browser has used it, or it waited long enough.
+    pub(super) fn retire_launch_page(&self) {
+        self.launch_slot().take();
     }
 
     /// `Host` must name this server on loopback: a DNS-rebinding page has its own host name.
@@ -84,6 +115,7 @@ pub(super) async fn check_api(State(g): State<Guard>, req: Request, next: Next) 
             "missing or wrong token: open the URL papayu ui printed (it carries #token=…)",
         );
     }
+    g.retire_launch_page();
     next.run(req).await
 }
 
@@ -136,10 +168,7 @@ mod tests {
 
     #[test]
     fn only_this_servers_loopback_host_and_origin_pass() {
-        let g = Guard {
-            token: String::new(),
-            port: 8080,
-        };
+        let g = Guard::with_token(String::new(), 8080);
         for (host, ok) in [
             ("127.0.0.1:8080", true),
             ("localhost:8080", true),

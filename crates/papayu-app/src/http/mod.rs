@@ -1,11 +1,14 @@
 //! The HTTP transport of docs/UI-API.md (feature `http`): the UI's files, one route per command.
-//! It touches only its socket on 127.0.0.1 and answers the API only to the launch's token.
+//! It touches its socket on 127.0.0.1 and the one launch page it may write for the browser, and
+//! answers the API only to the launch's token.
 
 mod assets;
 mod guard;
+mod launch;
 
 use std::future::Future;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -14,11 +17,13 @@ use axum::http::{StatusCode, Uri};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, post};
+use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::net::TcpListener;
 
 use self::guard::Guard;
+pub use self::launch::{LAUNCH_PAGE_LIFETIME, LaunchDirProblem, LaunchPage};
 use crate::{ApiError, App};
 
 /// Request bodies larger than this are refused (413).
@@ -36,17 +41,29 @@ pub struct ServerOptions {
     pub port: u16,
     /// The UI's files.
     pub assets: Assets,
+    /// How long a launch page nobody used stays on disk.
+    pub launch_page_lifetime: Duration,
 }
 
 impl ServerOptions {
     /// Serve `assets` on a free port.
     pub fn new(assets: Assets) -> Self {
-        Self { port: 0, assets }
+        Self {
+            port: 0,
+            assets,
+            launch_page_lifetime: LAUNCH_PAGE_LIFETIME,
+        }
     }
 
     /// Listen on this port instead (0: a free one).
     pub fn port(mut self, port: u16) -> Self {
         self.port = port;
+        self
+    }
+
+    /// Remove an unused launch page after this long instead of [`LAUNCH_PAGE_LIFETIME`].
+    pub fn launch_page_lifetime(mut self, lifetime: Duration) -> Self {
+        self.launch_page_lifetime = lifetime;
         self
     }
 }
@@ -70,6 +87,23 @@ pub enum HttpError {
         /// What the system said.
         message: String,
     },
+    /// The launch page could not be written.
+    #[error("cannot write the browser's launch page {path}")]
+    LaunchPage {
+        /// The page, or the directory meant to hold it.
+        path: Utf8PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The directory meant to hold the launch page is not one only this user can enter.
+    #[error("will not put the browser's launch page in {dir}: {problem}")]
+    LaunchDir {
+        /// The directory.
+        dir: Utf8PathBuf,
+        /// What is wrong with it.
+        problem: LaunchDirProblem,
+    },
     /// Accepting connections failed.
     #[error("the UI server failed")]
     Serve {
@@ -85,6 +119,7 @@ pub struct Server {
     guard: Guard,
     app: App,
     assets: Assets,
+    launch_page_lifetime: Duration,
 }
 
 impl Server {
@@ -107,6 +142,7 @@ impl Server {
             guard,
             app,
             assets: options.assets,
+            launch_page_lifetime: options.launch_page_lifetime,
         })
     }
 
@@ -120,8 +156,9 @@ impl Server {
         &self.guard.token
     }
 
-    /// The URL to open: `http://127.0.0.1:PORT/#token=TOKEN` (the UI reads the token from the
-    /// fragment, which the browser never sends).
+    /// The UI's URL: `http://127.0.0.1:PORT/#token=TOKEN` (the UI reads the token from the
+    /// fragment, which the browser never sends). It is for the user's own terminal or a
+    /// [launch page](Self::write_launch_page), never for a command line.
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}/#token={}", self.port(), self.token())
     }
@@ -131,12 +168,50 @@ impl Server {
         assets::has_ui(self.assets)
     }
 
+    /// Write a page into `dir` that sends a browser on to [`url`](Self::url), for a browser
+    /// opener to open instead of the URL: an opener's command line is visible to every local
+    /// user, the page (mode 0600, a random name) only to this one. `dir` is created with mode
+    /// 0700 (an existing one of this user is set to 0700; a link or another user's directory
+    /// is refused). The page is removed at the first API request that carries the token, when
+    /// it has waited [`ServerOptions::launch_page_lifetime`] from the start of
+    /// [`serve_until`](Self::serve_until), or when the server stops; a page written before is
+    /// removed now.
+    pub fn write_launch_page(&self, dir: &Utf8Path) -> Result<LaunchPage, HttpError> {
+        let (page, file) = launch::write(dir, &self.url())?;
+        self.guard.hold_launch_page(file);
+        Ok(page)
+    }
+
     /// Serve until the process ends.
     pub async fn serve(self) -> Result<(), HttpError> {
+        self.serve_until(std::future::pending()).await
+    }
+
+    /// Serve until `stop` completes (connections still open are dropped with the runtime),
+    /// then remove the launch page.
+    pub async fn serve_until(
+        self,
+        stop: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), HttpError> {
+        let guard = self.guard.clone();
+        let expiry = tokio::spawn({
+            let guard = guard.clone();
+            let lifetime = self.launch_page_lifetime;
+            async move {
+                tokio::time::sleep(lifetime).await;
+                guard.retire_launch_page();
+            }
+        });
         let router = router(self.app, self.guard, self.assets);
-        axum::serve(self.listener, router)
-            .await
-            .map_err(|source| HttpError::Serve { source })
+        let result = tokio::select! {
+            served = axum::serve(self.listener, router) => {
+                served.map_err(|source| HttpError::Serve { source })
+            }
+            () = stop => Ok(()),
+        };
+        expiry.abort();
+        guard.retire_launch_page();
+        result
     }
 }
 

@@ -12,13 +12,17 @@ struct Running {
     _dir: tempfile::TempDir,
 }
 
-async fn start(assets: Assets) -> Running {
-    let dir = tempfile::tempdir().unwrap();
+async fn bind(dir: &tempfile::TempDir, options: ServerOptions) -> Server {
     let config = camino::Utf8Path::from_path(dir.path())
         .unwrap()
         .join("config");
     let app = App::new(AppOptions::new(config, Transport::Http));
-    let server = Server::bind(app, ServerOptions::new(assets)).await.unwrap();
+    Server::bind(app, options).await.unwrap()
+}
+
+async fn start(assets: Assets) -> Running {
+    let dir = tempfile::tempdir().unwrap();
+    let server = bind(&dir, ServerOptions::new(assets)).await;
     assert_eq!(server.has_ui(), !assets.is_empty());
     let (port, token) = (server.port(), server.token().to_owned());
     assert_eq!(
@@ -183,4 +187,75 @@ async fn a_built_ui_is_served_with_its_types_and_cache_rules() {
     assert_eq!((status, body.as_str()), (200, "console.log(1)"));
     assert!(head.contains("content-type: text/javascript"), "{head}");
     assert!(head.contains("immutable"), "{head}");
+}
+
+fn launch_dir(dir: &tempfile::TempDir) -> camino::Utf8PathBuf {
+    camino::Utf8Path::from_path(dir.path())
+        .unwrap()
+        .join("run/papayu")
+}
+
+/// Wait (at most 5 s) for `path` to disappear.
+async fn gone(path: &camino::Utf8Path) -> bool {
+    for _ in 0..250 {
+        if !path.exists() {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    false
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_launch_page_goes_at_the_first_request_with_the_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = bind(&dir, ServerOptions::new(&[])).await;
+    let page = server.write_launch_page(&launch_dir(&dir)).unwrap();
+    let html = fs_err::read_to_string(page.path()).unwrap();
+    assert!(html.contains(&server.url()), "{html}");
+    assert!(!page.url().contains(server.token()));
+    let s = Running {
+        port: server.port(),
+        token: server.token().to_owned(),
+        _dir: dir,
+    };
+    tokio::spawn(server.serve());
+    // The static page and a refused request leave it for the browser.
+    let (status, _, _) = s.raw("GET", "/", &[s.host()], "").await;
+    assert_eq!(status, 200);
+    let (status, _, _) = s.raw("POST", "/api/app_info", &[s.host()], "").await;
+    assert_eq!(status, 403);
+    assert!(page.path().exists());
+    let (status, _, _) = s
+        .raw("POST", "/api/app_info", &[s.host(), s.auth()], "")
+        .await;
+    assert_eq!(status, 200);
+    assert!(
+        !page.path().exists(),
+        "answered before the page was removed"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unused_launch_page_goes_after_its_lifetime_or_when_the_server_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let short = ServerOptions::new(&[]).launch_page_lifetime(std::time::Duration::from_millis(50));
+    let server = bind(&dir, short).await;
+    let page = server.write_launch_page(&launch_dir(&dir)).unwrap();
+    tokio::spawn(server.serve());
+    assert!(gone(page.path()).await, "the page outlived its lifetime");
+
+    let server = bind(&dir, ServerOptions::new(&[])).await;
+    let first = server.write_launch_page(&launch_dir(&dir)).unwrap();
+    let page = server.write_launch_page(&launch_dir(&dir)).unwrap();
+    assert!(!first.path().exists(), "a second page replaces the first");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(server.serve_until(async {
+        let _ = stopped.await;
+    }));
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert!(page.path().exists(), "the default lifetime is longer");
+    stop.send(()).unwrap();
+    serving.await.unwrap().unwrap();
+    assert!(!page.path().exists(), "the page outlived the server");
 }

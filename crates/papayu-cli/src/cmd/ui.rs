@@ -1,13 +1,14 @@
 //! `papayu ui [--port N] [--no-open]`: the web UI in a browser. The server (127.0.0.1, a
 //! per-launch token, Host and Origin checks) is papayu-app's `http` transport; this module
-//! reads the environment for it, prints the URL and opens the browser.
+//! reads the environment for it, prints the URL and opens the browser on a launch page (the
+//! opener's command line, which every local user can read in `ps`, never carries the token).
 
 use anyhow::Result;
 use camino::Utf8PathBuf;
 use papayu_app::http::{Server, ServerOptions};
 use papayu_app::{ApiError, App, AppOptions, Transport};
 
-use crate::cmd::session::{config_dir, env_map};
+use crate::cmd::session::{cache_dir, config_dir, env_map};
 use crate::exit::{Exit, UsageError};
 use crate::global::Global;
 
@@ -60,6 +61,67 @@ fn app_options(global: &Global) -> Result<AppOptions> {
     Ok(options)
 }
 
+/// Where launch pages go: `$XDG_RUNTIME_DIR/papayu` (a per-user tmpfs), else
+/// `<cache>/papayu/launch`.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "frontends read the environment once (SPEC §12)"
+)]
+fn launch_dir() -> std::path::PathBuf {
+    match std::env::var_os("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()) {
+        Some(dir) => std::path::PathBuf::from(dir).join("papayu"),
+        None => cache_dir().join("papayu").join("launch"),
+    }
+}
+
+/// Open the browser on a launch page; without one, say so and leave the printed URL to the
+/// user (the token never goes on the opener's command line).
+fn open_in_browser(server: &Server) {
+    let page = Utf8PathBuf::from_path_buf(launch_dir())
+        .map_err(|p| anyhow::anyhow!("{} is not UTF-8", p.display()))
+        .and_then(|dir| Ok(server.write_launch_page(&dir)?));
+    match page {
+        Ok(page) => {
+            println!(
+                "Opening it in your browser through {} (only you can read that page; it is removed once the UI connects)",
+                page.url()
+            );
+            println!(
+                "(a sandboxed browser, snap or flatpak, may not be allowed to read it: then paste the URL above)"
+            );
+            open_browser(page.url());
+        }
+        Err(e) => eprintln!("papayu: no browser opened ({e:#}); open the URL above yourself"),
+    }
+}
+
+/// Ctrl-C, `kill` or the terminal closing: the server stops and removes its launch page. The
+/// handlers are installed now, before the browser is opened, so no such stop is missed.
+fn stop_requested() -> impl Future<Output = ()> + Send + 'static {
+    use tokio::signal::unix::{Signal, SignalKind, signal};
+    // Without a handler a signal keeps its default action: it still stops papayu.
+    let mut interrupt = signal(SignalKind::interrupt()).ok();
+    let mut terminate = signal(SignalKind::terminate()).ok();
+    let mut hangup = signal(SignalKind::hangup()).ok();
+    async fn received(s: &mut Option<Signal>) {
+        match s {
+            Some(s) => {
+                s.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    }
+    async move {
+        tokio::select! {
+            () = received(&mut interrupt) => {}
+            () = received(&mut terminate) => {}
+            () = received(&mut hangup) => {}
+        }
+    }
+}
+
+/// Start the system's opener on `url`: a launch page's `file://` URL, never the tokened one
+/// (every local user can read the opener's command line).
 fn open_browser(url: &str) {
     let opener = if cfg!(target_os = "macos") {
         "open"
@@ -93,12 +155,13 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         }
         println!("papayu ui: {url}");
         println!("(Ctrl-C stops the server; anyone with this URL can drive papayu as you)");
+        let stop = stop_requested();
+        if !args.no_open {
+            open_in_browser(&server);
+        }
         use std::io::Write as _;
         std::io::stdout().flush()?;
-        if !args.no_open {
-            open_browser(&url);
-        }
-        server.serve().await?;
+        server.serve_until(stop).await?;
         Ok(Exit::Ok)
     })
 }

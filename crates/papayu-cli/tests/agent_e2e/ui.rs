@@ -2,7 +2,8 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -25,15 +26,22 @@ impl Drop for Server {
 
 impl Server {
     fn start(project: &Project, model: &Model) -> Server {
-        let mut child = project
-            .command(
-                model,
-                &[("PAPAYU_TRACE", "1")],
-                &["ui", "--port", "0", "--no-open"],
-            )
+        Server::launch(
+            project
+                .command(
+                    model,
+                    &[("PAPAYU_TRACE", "1")],
+                    &["ui", "--port", "0", "--no-open"],
+                )
+                .stderr(Stdio::null()),
+        )
+    }
+
+    /// Start `cmd` (a `papayu ui`) and read the URL it prints first.
+    fn launch(cmd: &mut Command) -> Server {
+        let mut child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
             .spawn()
             .unwrap();
         let mut lines = BufReader::new(child.stdout.take().unwrap());
@@ -299,4 +307,194 @@ fn ui_drives_the_real_backend_plan_preview_apply_undo() {
         (422, Some("ERR_NOTHING_TO_UNDO")),
         "{e}"
     );
+}
+
+/// A fake browser opener on PATH (`xdg-open`, and `open` as macOS names it): it writes the
+/// arguments it was given, one a line, to `argv` next to it.
+struct FakeOpener {
+    dir: tempfile::TempDir,
+}
+
+impl FakeOpener {
+    fn new() -> FakeOpener {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        let argv = dir.path().join("argv");
+        let script = format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{0}.tmp' && mv '{0}.tmp' '{0}'\n",
+            argv.display()
+        );
+        for name in ["xdg-open", "open"] {
+            let path = bin.join(name);
+            std::fs::write(&path, &script).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        FakeOpener { dir }
+    }
+
+    /// PATH with the fake opener first.
+    fn path(&self) -> String {
+        format!(
+            "{}:{}",
+            self.dir.path().join("bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
+    }
+
+    /// The arguments the opener was started with (waits until it has been).
+    fn argv(&self) -> Vec<String> {
+        let file = self.dir.path().join("argv");
+        let t = Instant::now();
+        while !file.exists() {
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "papayu ui never started the browser opener"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::fs::read_to_string(file)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// `file:///a%20b/c` → `/a b/c`.
+fn file_url_path(url: &str) -> PathBuf {
+    let encoded = url
+        .strip_prefix("file://")
+        .unwrap_or_else(|| panic!("not a file URL: {url}"));
+    let mut bytes = Vec::new();
+    let mut it = encoded.bytes();
+    while let Some(b) = it.next() {
+        if b == b'%' {
+            let hex = [it.next().unwrap(), it.next().unwrap()];
+            bytes.push(u8::from_str_radix(std::str::from_utf8(&hex).unwrap(), 16).unwrap());
+        } else {
+            bytes.push(b);
+        }
+    }
+    PathBuf::from(String::from_utf8(bytes).unwrap())
+}
+
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(path)
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o7777
+}
+
+/// `papayu ui` opening the browser, with the fake opener and a runtime directory of its own;
+/// its stderr (every log line, at the most verbose level) goes to `stderr.log` in `runtime`.
+fn launch_with_browser(
+    project: &Project,
+    model: &Model,
+    opener: &FakeOpener,
+    runtime: &Path,
+) -> Server {
+    let stderr = std::fs::File::create(runtime.join("stderr.log")).unwrap();
+    let path = opener.path();
+    let runtime = runtime.to_str().unwrap();
+    Server::launch(
+        project
+            .command(
+                model,
+                &[
+                    ("PATH", &path),
+                    ("XDG_RUNTIME_DIR", runtime),
+                    ("RUST_LOG", "trace"),
+                ],
+                &["ui", "--port", "0"],
+            )
+            .stderr(stderr),
+    )
+}
+
+/// The page papayu asked the browser to open: its path, after checking that nothing on the
+/// opener's command line carries the token.
+fn launch_page(s: &Server, opener: &FakeOpener) -> PathBuf {
+    let argv = opener.argv();
+    for arg in &argv {
+        assert!(
+            !arg.contains(&s.token),
+            "the token is on the browser's command line, visible in ps: {argv:?}"
+        );
+    }
+    assert_eq!(argv.len(), 1, "{argv:?}");
+    file_url_path(&argv[0])
+}
+
+#[test]
+fn r_browser_command_line_carries_no_token() {
+    let project = Project::new(&[]);
+    let model = Model::start(&[]);
+    let opener = FakeOpener::new();
+    let runtime = tempfile::tempdir().unwrap();
+    let s = launch_with_browser(&project, &model, &opener, runtime.path());
+    let page = launch_page(&s, &opener);
+    // A page only this user can read, in a directory only this user can enter.
+    let dir = page.parent().unwrap();
+    assert!(dir.starts_with(runtime.path()), "{}", page.display());
+    assert_eq!(mode(dir), 0o700, "{}", dir.display());
+    assert_eq!(mode(&page), 0o600, "{}", page.display());
+    assert!(!page.to_str().unwrap().contains(&s.token));
+    // Following it leads to the tokened URL papayu printed.
+    let html = std::fs::read_to_string(&page).unwrap();
+    let url = format!("http://127.0.0.1:{}/#token={}", s.port, s.token);
+    assert!(
+        html.contains(&format!("content=\"0;url={url}\"")),
+        "no redirect to {url} in {html}"
+    );
+    assert!(
+        html.contains(&format!("location.replace(\"{url}\")")),
+        "{html}"
+    );
+    // The first request with the token retires the page.
+    let info = s.ok("app_info", json!({}));
+    assert_eq!(info["transport"], "http");
+    assert!(!page.exists(), "the launch page outlived the first request");
+    assert!(dir.exists());
+    let token = s.token.clone();
+    drop(s);
+    // Nor in anything it logged at the most verbose level (today: nothing on this path).
+    let log = std::fs::read_to_string(runtime.path().join("stderr.log")).unwrap();
+    assert!(!log.contains(&token), "the token is in the log:\n{log}");
+}
+
+#[test]
+fn r_launch_page_is_removed_when_the_server_stops() {
+    let project = Project::new(&[]);
+    let model = Model::start(&[]);
+    let opener = FakeOpener::new();
+    let runtime = tempfile::tempdir().unwrap();
+    let mut s = launch_with_browser(&project, &model, &opener, runtime.path());
+    let page = launch_page(&s, &opener);
+    assert!(
+        page.exists(),
+        "no request yet: the page waits for the browser"
+    );
+    // Ctrl-C.
+    let kill = Command::new("kill")
+        .args(["-INT", &s.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let t = Instant::now();
+    let status = loop {
+        if let Some(status) = s.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "papayu ui ignored Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status:?}");
+    assert!(!page.exists(), "the launch page outlived the server");
 }
