@@ -134,7 +134,10 @@ impl RequestShape {
                     edit.push(("op", json!({"type": "string", "enum": ["replace"]})));
                     edit.push(("anchor", string(c)));
                 }
-                edit.push(("before", json!({"type": "string", "minLength": 1, "maxLength": c})));
+                edit.push((
+                    "before",
+                    json!({"type": "string", "minLength": 1, "maxLength": c}),
+                ));
                 edit.push(("after", string(c)));
                 fields.push(("kind", json!({"type": "string", "enum": ["EDIT_FILE"]})));
                 fields.push(("path", path));
@@ -222,6 +225,30 @@ pub fn request_schema(shape: &RequestShape) -> Value {
     schema
 }
 
+/// `text` without the `N|` line-number prefixes papayu's FILE blocks show, when every non-empty
+/// line has one (a model copying lines from the context copies them too); else `None`.
+fn strip_line_numbers(text: &str) -> Option<String> {
+    let prefix_len = |line: &str| {
+        let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+        (digits > 0 && line.as_bytes().get(digits) == Some(&b'|')).then_some(digits + 1)
+    };
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    if lines.is_empty()
+        || !lines
+            .iter()
+            .filter(|l| !l.trim().is_empty())
+            .all(|l| prefix_len(l).is_some())
+    {
+        return None;
+    }
+    Some(
+        lines
+            .iter()
+            .map(|l| prefix_len(l).map_or(*l, |n| &l[n..]))
+            .collect(),
+    )
+}
+
 /// Put back what [`RequestShape::papayu_fills`] left out of an answer: the `base_sha256` of each
 /// edited file as sent (`sent`: path → sha256), and each edit's `op` (`replace`) and `anchor`
 /// (its own `before`). A field the answer has is kept; an answer that is not a JSON object is
@@ -237,8 +264,12 @@ pub fn fill_in(answer: &str, sent: &BTreeMap<String, String>) -> String {
         let Some(a) = action.as_object_mut() else {
             continue;
         };
-        let kind = a.get("kind").and_then(Value::as_str).unwrap_or_default();
-        let edits_file = matches!(kind, "PATCH_FILE" | "EDIT_FILE" | "REPLACE_RANGE");
+        let kind = a
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let edits_file = matches!(kind.as_str(), "PATCH_FILE" | "EDIT_FILE" | "REPLACE_RANGE");
         if edits_file
             && !a.contains_key("base_sha256")
             && let Some(sha) = a
@@ -248,8 +279,30 @@ pub fn fill_in(answer: &str, sent: &BTreeMap<String, String>) -> String {
         {
             a.insert("base_sha256".into(), json!(sha));
         }
+        if kind == "UPDATE_FILE"
+            && let Some(Value::String(content)) = a.get_mut("content")
+            && let Some(clean) = strip_line_numbers(content)
+        {
+            *content = clean;
+        }
         if let Some(edits) = a.get_mut("edits").and_then(Value::as_array_mut) {
             for e in edits.iter_mut().filter_map(Value::as_object_mut) {
+                // Numbered lines copied from the context: `before` with its numbers never
+                // matches; the numbers of `after` would be written into the file.
+                let numbered = e
+                    .get("before")
+                    .and_then(Value::as_str)
+                    .and_then(strip_line_numbers);
+                if let Some(clean) = numbered {
+                    e.insert("before".into(), json!(clean));
+                    if let Some(after) = e
+                        .get("after")
+                        .and_then(Value::as_str)
+                        .and_then(strip_line_numbers)
+                    {
+                        e.insert("after".into(), json!(after));
+                    }
+                }
                 e.entry("op").or_insert_with(|| json!("replace"));
                 if !e.contains_key("anchor")
                     && let Some(before) = e.get("before").cloned()
@@ -330,9 +383,23 @@ mod tests {
         assert_eq!(a["edits"][0]["anchor"], "a - b");
         assert!(filled["actions"][1].get("base_sha256").is_none());
         // What the model wrote stays.
-        let own = r#"{"actions":[{"kind":"PATCH_FILE","path":"calc.py","base_sha256":"x","patch":"p"}]}"#;
+        let own =
+            r#"{"actions":[{"kind":"PATCH_FILE","path":"calc.py","base_sha256":"x","patch":"p"}]}"#;
         let kept: Value = serde_json::from_str(&fill_in(own, &sent)).unwrap();
         assert_eq!(kept["actions"][0]["base_sha256"], "x");
         assert_eq!(fill_in("not json", &sent), "not json");
+    }
+
+    #[test]
+    fn line_numbers_copied_from_the_context_are_taken_off() {
+        let sent = BTreeMap::new();
+        let answer = r#"{"actions":[{"kind":"EDIT_FILE","path":"c.py","edits":[{"before":"2|    return a - b\n","after":"2|    return a + b\n"}]}]}"#;
+        let v: Value = serde_json::from_str(&fill_in(answer, &sent)).unwrap();
+        assert_eq!(v["actions"][0]["edits"][0]["before"], "    return a - b\n");
+        assert_eq!(v["actions"][0]["edits"][0]["after"], "    return a + b\n");
+        assert_eq!(v["actions"][0]["edits"][0]["anchor"], "    return a - b\n");
+        // Text that merely has a number and a bar somewhere is left alone.
+        assert_eq!(strip_line_numbers("a | b\n12|x\n"), None);
+        assert_eq!(strip_line_numbers("1|a\n\n3|c"), Some("a\n\nc".to_owned()));
     }
 }

@@ -67,7 +67,7 @@ impl Agent {
             None => Some(self.saved_plan()?.ok_or(AgentError::NoSavedPlan)?),
             Some(_) => None,
         };
-        let version = self.config.effective_protocol();
+        let version = self.protocol();
         let goal_text = saved
             .as_ref()
             .map_or_else(|| goal.unwrap_or_default().to_owned(), |s| s.goal.clone());
@@ -93,7 +93,7 @@ impl Agent {
         feedback: Option<&str>,
         progress: ProgressFn<'_>,
     ) -> Result<ApplyPreview, AgentError> {
-        let version = self.config.effective_protocol();
+        let version = self.protocol();
         let mut call = self.new_call(Mode::Apply, goal, version);
         self.gather_base(&mut call, goal, failure, feedback, progress);
         self.finish_apply_call(call, goal.to_owned(), false, progress)

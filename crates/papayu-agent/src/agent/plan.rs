@@ -18,7 +18,7 @@ impl Agent {
         goal: &str,
         progress: ProgressFn<'_>,
     ) -> Result<PlanOutcome, AgentError> {
-        let version = self.config.effective_protocol();
+        let version = self.protocol();
         let mut call = self.new_call(Mode::Plan, goal, version);
         self.gather_for_goal(&mut call, goal, progress);
         let (accepted, memory) = match self.run_call(&mut call, goal, progress).await {
