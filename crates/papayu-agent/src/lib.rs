@@ -24,5 +24,5 @@ pub use config::{AgentConfig, ConfigError, ENV_VARIABLES, LlmMode, parse_bool};
 pub use error::AgentError;
 pub use mode::{APPLY_TRIGGERS, ModeDecision, ModeReason, mode_name, resolve_mode};
 pub use papayu_validate::Mode;
-pub use state::{STATE_FILE, SavedPlan, load_saved_plan, store_saved_plan, write_atomic};
+pub use state::{STATE_FILE, SavedPlan, load_saved_plan, store_saved_plan};
 pub use verify::{TestCommand, TestCommandSource, Verdict};

@@ -1,8 +1,6 @@
-//! The saved plan (`.papa-yu/state.json`) and papayu's atomic writes of its own files.
+//! The saved plan (`.papa-yu/state.json`), written through papayu-fs like every file of papayu's own.
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use papayu_protocol::{ProtocolVersion, Response};
@@ -90,33 +88,11 @@ pub fn store_saved_plan(root: &Utf8Path, plan: Option<&SavedPlan>) -> Result<(),
     write_atomic(&state_path(root), &bytes)
 }
 
-static COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// Write `bytes` to `path` atomically: a temporary file in the same directory, fsync, rename,
-/// fsync of the directory. Missing parent directories are created.
-pub fn write_atomic(path: &Utf8Path, bytes: &[u8]) -> Result<(), AgentError> {
-    let dir = path.parent().unwrap_or(Utf8Path::new("."));
-    fs_err::create_dir_all(dir).map_err(AgentError::io(dir))?;
-    let name = path.file_name().unwrap_or("state");
-    let tmp = dir.join(format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut f = fs_err::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        fs_err::rename(&tmp, path)?;
-        fs_err::File::open(dir)?.sync_all()
-    })();
-    if let Err(e) = result {
-        let _ = fs_err::remove_file(&tmp);
-        return Err(AgentError::Io {
-            path: path.to_owned(),
-            source: e,
-        });
-    }
-    Ok(())
+/// papayu-fs's atomic, durable write, its error as this crate's: how the saved plan, traces
+/// and golden traces are written.
+pub(crate) fn write_atomic(path: &Utf8Path, bytes: &[u8]) -> Result<(), AgentError> {
+    papayu_fs::write_atomic(path, bytes).map_err(|e| AgentError::Io {
+        path: path.to_owned(),
+        source: e.into_io(),
+    })
 }

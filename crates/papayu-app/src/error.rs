@@ -154,3 +154,9 @@ impl From<papayu_llm::LlmError> for ApiError {
         Self::new(code, strip_code(code, e.to_string()))
     }
 }
+
+impl From<papayu_fs::FsError> for ApiError {
+    fn from(e: papayu_fs::FsError) -> Self {
+        Self::new(papayu_protocol::ErrorCode::Io.as_str(), e.to_string())
+    }
+}

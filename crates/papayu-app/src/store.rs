@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use papayu_agent::{AgentConfig, write_atomic};
+use papayu_agent::AgentConfig;
+use papayu_fs::write_atomic;
 use papayu_llm::ProviderKind;
 use serde::{Deserialize, Serialize};
 

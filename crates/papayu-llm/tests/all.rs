@@ -22,6 +22,8 @@ mod llama_server;
 #[cfg(feature = "local")]
 #[path = "all/local.rs"]
 mod local;
+#[path = "all/model_fetch.rs"]
+mod model_fetch;
 #[path = "all/plan.rs"]
 mod plan;
 #[path = "all/redaction.rs"]

@@ -2,11 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use camino::Utf8Path;
+use camino::{Utf8Path, Utf8PathBuf};
 use papayu_protocol::MEMORY_PATCH_KEYS;
 use serde_json::{Map, Value};
 
-use crate::atomic::write_atomic;
 use crate::error::MemoryError;
 use crate::value::{MAX_LIST_ITEMS, RejectReason, Typed, check_rel_path, check_text, validate};
 
@@ -580,5 +579,21 @@ fn save_section<S: Section>(
             source: std::io::Error::other(e),
         })?;
     text.push('\n');
-    write_atomic(path, text.as_bytes(), create_parents)
+    if !create_parents {
+        // The directory of the file may be created, the one above it (the project root) not.
+        if let Some(above) = path
+            .parent()
+            .and_then(Utf8Path::parent)
+            .filter(|a| !a.as_str().is_empty())
+        {
+            fs_err::metadata(above).map_err(|source| MemoryError::Io {
+                path: above.to_owned(),
+                source,
+            })?;
+        }
+    }
+    papayu_fs::write_atomic(path, text.as_bytes()).map_err(|e| MemoryError::Io {
+        path: Utf8PathBuf::from_path_buf(e.path().to_owned()).unwrap_or_else(|_| path.to_owned()),
+        source: e.into_io(),
+    })
 }

