@@ -111,8 +111,17 @@ A field that does not belong to a kind is an error",
     s
 }
 
-fn response_fields(family: LlmMode) -> &'static str {
+fn response_fields(family: LlmMode, version: ProtocolVersion) -> &'static str {
     match family {
+        // Protocol v2 takes the actions from `actions` only (SPEC §3.1): a v2 prompt must not
+        // offer `proposed_changes.actions`, which its schema rejects.
+        LlmMode::FixPlan if !version.allows_proposed_actions() => {
+            "RESPONSE OBJECT: {\"mode\":\"fix-plan\"|\"apply\", \"summary\":string, \"questions\":[string] (at most 2), \
+\"context_requests\":[...], \"plan\":[{\"step\":string,\"details\":string}], \"actions\":[...], \
+\"proposed_changes\":{\"commands_to_run\":[string]}, \"commands_to_run\":[string], \
+\"verification\":[string], \"risks\":[string], \"rollback\":[string], \"memory_patch\":{...}}. \
+The actions go in \"actions\" only. Omit what you do not need.\n"
+        }
         LlmMode::FixPlan => {
             "RESPONSE OBJECT: {\"mode\":\"fix-plan\"|\"apply\", \"summary\":string, \"questions\":[string] (at most 2), \
 \"context_requests\":[...], \"plan\":[{\"step\":string,\"details\":string}], \"actions\":[...], \
@@ -193,7 +202,7 @@ Answer with exactly ONE JSON document and nothing else: no prose, no Markdown fe
     );
     s.push_str(root_shape(version));
     s.push_str("\n\n");
-    s.push_str(response_fields(family));
+    s.push_str(response_fields(family, version));
     s.push('\n');
     s.push_str(&action_schema(version));
     s.push_str(
