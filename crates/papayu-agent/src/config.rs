@@ -148,6 +148,11 @@ pub struct AgentConfig {
     /// Stream answers so progress reports characters received (not an environment variable:
     /// the frontend decides).
     pub stream: bool,
+    /// `PAPAYU_LOCAL_EDIT_STYLE` (`search_replace`, `whole_file` or `unified_diff`): how the
+    /// in-process model changes existing files; its answers are narrowed to that form (a grammar
+    /// made for each request) and validated under the style's protocol version unless
+    /// `PAPAYU_PROTOCOL_VERSION` forces one.
+    pub local_edit_style: papayu_protocol::EditStyle,
     /// `PAPAYU_SANDBOX` (`auto`, the default, or `off`): whether check and test commands run
     /// confined when the machine can confine them.
     pub sandbox_enabled: bool,
@@ -187,6 +192,7 @@ impl Default for AgentConfig {
             context_max_log_chars: ctx.max_log_chars,
             context_small_project_bytes: ctx.small_project_bytes as usize,
             stream: false,
+            local_edit_style: papayu_protocol::EditStyle::default(),
             sandbox_enabled: true,
             sandbox: papayu_patch::Sandbox::default(),
             virtual_env: None,
@@ -222,6 +228,7 @@ pub const ENV_VARIABLES: &[&str] = &[
     "PAPAYU_CONTEXT_MAX_LOG_CHARS",
     "PAPAYU_CONTEXT_SMALL_PROJECT_BYTES",
     "PAPAYU_SANDBOX",
+    "PAPAYU_LOCAL_EDIT_STYLE",
 ];
 
 /// Parse a SPEC §12 boolean: `1|true|yes` (any case) is on, `0|false|no` or empty is off,
@@ -478,6 +485,18 @@ impl AgentConfig {
                 .number("PAPAYU_CONTEXT_SMALL_PROJECT_BYTES", &NON_NEGATIVE)?
                 .unwrap_or(d.context_small_project_bytes),
             stream: d.stream,
+            local_edit_style: match e.get("PAPAYU_LOCAL_EDIT_STYLE") {
+                None => d.local_edit_style,
+                Some(v) => {
+                    papayu_protocol::EditStyle::parse(&v.to_ascii_lowercase()).ok_or_else(|| {
+                        invalid(
+                            "PAPAYU_LOCAL_EDIT_STYLE",
+                            v,
+                            "expected search_replace, whole_file or unified_diff",
+                        )
+                    })?
+                }
+            },
             sandbox_enabled: match e.get("PAPAYU_SANDBOX").map(str::to_ascii_lowercase) {
                 None => d.sandbox_enabled,
                 Some(v) if v == "auto" || v == "on" => true,
@@ -533,6 +552,17 @@ impl AgentConfig {
     /// `PAPAYU_PROTOCOL_DEFAULT`.
     pub fn effective_protocol(&self) -> ProtocolVersion {
         self.protocol_version.unwrap_or(self.protocol_default)
+    }
+
+    /// The protocol version of a call to a provider of `kind`: forced by
+    /// `PAPAYU_PROTOCOL_VERSION`, else the in-process model's edit style decides, else
+    /// [`effective_protocol`](Self::effective_protocol).
+    pub fn protocol_for(&self, kind: ProviderKind) -> ProtocolVersion {
+        match (self.protocol_version, kind) {
+            (Some(v), _) => v,
+            (None, ProviderKind::Local) => self.local_edit_style.protocol(),
+            (None, _) => self.protocol_default,
+        }
     }
 
     /// The provider kind in effect: `PAPAYU_LLM_PROVIDER`, else inferred from the URL, else
@@ -642,6 +672,7 @@ impl AgentConfig {
             json!(self.context_max_total_chars),
         );
         put("context_max_log_chars", json!(self.context_max_log_chars));
+        put("local_edit_style", json!(self.local_edit_style.as_str()));
         put(
             "sandbox",
             json!(if self.sandbox_enabled { "auto" } else { "off" }),

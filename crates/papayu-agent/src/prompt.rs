@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use papayu_protocol::{MEMORY_PATCH_KEYS, MemoryValueKind, ProtocolVersion};
+use papayu_protocol::{EditStyle, MEMORY_PATCH_KEYS, MemoryValueKind, ProtocolVersion};
 use papayu_validate::Mode;
 
 use crate::config::LlmMode;
@@ -111,8 +111,17 @@ A field that does not belong to a kind is an error",
     s
 }
 
-fn response_fields(family: LlmMode) -> &'static str {
+fn response_fields(family: LlmMode, version: ProtocolVersion) -> &'static str {
     match family {
+        // Protocol v2 takes the actions from `actions` only (SPEC §3.1): a v2 prompt must not
+        // offer `proposed_changes.actions`, which its schema rejects.
+        LlmMode::FixPlan if !version.allows_proposed_actions() => {
+            "RESPONSE OBJECT: {\"mode\":\"fix-plan\"|\"apply\", \"summary\":string, \"questions\":[string] (at most 2), \
+\"context_requests\":[...], \"plan\":[{\"step\":string,\"details\":string}], \"actions\":[...], \
+\"proposed_changes\":{\"commands_to_run\":[string]}, \"commands_to_run\":[string], \
+\"verification\":[string], \"risks\":[string], \"rollback\":[string], \"memory_patch\":{...}}. \
+The actions go in \"actions\" only. Omit what you do not need.\n"
+        }
         LlmMode::FixPlan => {
             "RESPONSE OBJECT: {\"mode\":\"fix-plan\"|\"apply\", \"summary\":string, \"questions\":[string] (at most 2), \
 \"context_requests\":[...], \"plan\":[{\"step\":string,\"details\":string}], \"actions\":[...], \
@@ -193,7 +202,7 @@ Answer with exactly ONE JSON document and nothing else: no prose, no Markdown fe
     );
     s.push_str(root_shape(version));
     s.push_str("\n\n");
-    s.push_str(response_fields(family));
+    s.push_str(response_fields(family, version));
     s.push('\n');
     s.push_str(&action_schema(version));
     s.push_str(
@@ -208,6 +217,61 @@ MEMORY: set \"memory_patch\" only when the operator asks you to remember somethi
     s.push_str(&memory_keys());
     s.push_str(".\n\n");
     s.push_str(&mode_rules(mode, family));
+    if !memory_block.trim().is_empty() {
+        s.push_str("\nENGINEERING_MEMORY:\n");
+        s.push_str(memory_block.trim_end());
+        s.push('\n');
+    }
+    s
+}
+
+/// The system prompt for an answer narrowed to `style` ([`papayu_protocol::RequestShape`]):
+/// short, with the one form each change takes and nothing a small model has to leave out (the
+/// decoding grammar enforces the shape; papayu fills in the base hashes).
+pub fn compact_system_prompt(mode: Mode, style: EditStyle, memory_block: &str) -> String {
+    let mut s = String::from(
+        "You are a careful software engineer working inside papayu. You get a GOAL, the project's \
+files (FILE[path] blocks: each line is shown as `N|text`, N being the line number, not part of the \
+file) and, when there are tests, their failing output. Answer with ONE JSON object and nothing else.\n\n",
+    );
+    match mode {
+        Mode::Plan => s.push_str(
+            "CURRENT MODE: PLAN. Change nothing: {\"summary\": \"<the cause of the problem, the \
+steps you will take, and how to check the result>\", \"actions\": []}\n",
+        ),
+        Mode::Apply => {
+            s.push_str(
+                "CURRENT MODE: APPLY. {\"summary\": \"<one sentence: what is wrong and how you fix it>\", \
+\"actions\": [ ... ]} where each action is one of:\n",
+            );
+            s.push_str(match style {
+                EditStyle::SearchReplace => {
+                    "- change a file shown in a FILE block: {\"kind\": \"EDIT_FILE\", \"path\": \"<path>\", \
+\"edits\": [{\"before\": \"<lines copied exactly from the file, without the N| prefixes>\", \
+\"after\": \"<what replaces them>\"}]}. \"before\" must occur exactly once in the file: copy the \
+lines that change plus a line around them, with the same indentation.\n"
+                }
+                EditStyle::WholeFile => {
+                    "- change a file shown in a FILE block: {\"kind\": \"UPDATE_FILE\", \"path\": \"<path>\", \
+\"content\": \"<the whole new file, every line, without the N| prefixes>\"}\n"
+                }
+                EditStyle::UnifiedDiff => {
+                    "- change a file shown in a FILE block: {\"kind\": \"PATCH_FILE\", \"path\": \"<path>\", \
+\"patch\": \"<a unified diff: @@ -a,b +c,d @@ hunks, lines starting with ' ', '-' or '+'>\"}\n"
+                }
+                _ => "",
+            });
+            s.push_str(
+                "- create a file: {\"kind\": \"CREATE_FILE\", \"path\": \"<new relative path>\", \
+\"content\": \"<the whole file>\"}\n\
+- delete a file: {\"kind\": \"DELETE_FILE\", \"path\": \"<path>\"}\n\
+Fix the code the goal is about. Make the smallest change that makes the failing tests pass without \
+breaking the others; do not edit the tests unless the goal asks for it. If you must see another file \
+first, answer {\"summary\": \"...\", \"actions\": [], \"context_requests\": [{\"type\": \"read_file\", \
+\"path\": \"<path>\"}]}.\n",
+            );
+        }
+    }
     if !memory_block.trim().is_empty() {
         s.push_str("\nENGINEERING_MEMORY:\n");
         s.push_str(memory_block.trim_end());

@@ -30,6 +30,9 @@ pub struct SavedPlan {
     pub context: String,
     /// Files whose content was sent, with the sha256 of the whole file.
     pub sent_files: BTreeMap<String, String>,
+    /// What that context came to (the APPLY that re-sends it records the same).
+    #[serde(default)]
+    pub context_stats: crate::trace::ContextStatsRecord,
 }
 
 impl SavedPlan {

@@ -40,6 +40,11 @@ impl Global {
     /// The project root the user chose, or the current directory.
     #[allow(dead_code)]
     pub fn project_root(&self) -> anyhow::Result<PathBuf> {
+        self.given_project_root()
+            .map(|p| std::path::absolute(&p).unwrap_or(p))
+    }
+
+    fn given_project_root(&self) -> anyhow::Result<PathBuf> {
         match &self.project {
             Some(p) => Ok(p.clone()),
             None => Ok(std::env::current_dir()?),

@@ -32,7 +32,8 @@ pub use fanout::{
 #[cfg(feature = "local")]
 pub use local::{
     DEFAULT_LOCAL_CONTEXT, GrammarBounds, LocalConfig, LocalProvider, LocalStats,
-    MAX_GRAMMAR_REPETITION, PROMPT_CACHE_FILES, default_threads, gbnf, grammar_schema,
+    MAX_GRAMMAR_REPETITION, PROMPT_CACHE_FILES, default_threads, gbnf, gbnf_for_schema,
+    grammar_schema,
 };
 pub use model::{
     DEFAULT_FILE_HOSTS, DEFAULT_INDEX_URL, DEFAULT_MODEL_NAME, DEFAULT_MODEL_PACKAGE,

@@ -90,6 +90,10 @@ pub struct ChatRequest {
     /// [`papayu_protocol::MAX_ANSWER_BYTES`]); the provider stops reading past it and the call
     /// fails with [`LlmError::AnswerTooLarge`](crate::LlmError::AnswerTooLarge).
     pub max_answer_bytes: usize,
+    /// The schema of this request's answer ([`papayu_protocol::request_schema`]), when the
+    /// caller narrowed it: the in-process provider decodes under a grammar made from it instead
+    /// of the protocol version's whole schema. Other providers ignore it.
+    pub answer_schema: Option<Arc<serde_json::Value>>,
 }
 
 impl ChatRequest {
@@ -103,7 +107,14 @@ impl ChatRequest {
             stream: false,
             progress: None,
             max_answer_bytes: papayu_protocol::MAX_ANSWER_BYTES,
+            answer_schema: None,
         }
+    }
+
+    /// Narrow the answer to `schema` (see [`ChatRequest::answer_schema`]).
+    pub fn answer_schema(mut self, schema: serde_json::Value) -> Self {
+        self.answer_schema = Some(Arc::new(schema));
+        self
     }
 
     /// Accept answers of at most `bytes` bytes.
@@ -156,6 +167,7 @@ impl fmt::Debug for ChatRequest {
             .field("stream", &self.stream)
             .field("progress", &self.progress.is_some())
             .field("max_answer_bytes", &self.max_answer_bytes)
+            .field("answer_schema", &self.answer_schema.is_some())
             .finish()
     }
 }

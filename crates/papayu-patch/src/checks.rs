@@ -223,13 +223,15 @@ pub fn run_check(
         Err(e) => return fail(CheckStatus::NoPipe(e.to_string())),
     };
     let scratch = std::env::temp_dir();
+    // The launcher runs in `dir`: a relative project path would name another directory there.
+    let dir_abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
     let mut cmd = match sandbox {
         Sandbox::None => Command::new("sh"),
         Sandbox::Launcher { program, args } => {
             let mut c = Command::new(program);
             c.args(args)
                 .arg("--write")
-                .arg(dir)
+                .arg(&dir_abs)
                 .arg("--write")
                 .arg(&scratch)
                 .arg("--")

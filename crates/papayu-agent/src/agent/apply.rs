@@ -67,15 +67,18 @@ impl Agent {
             None => Some(self.saved_plan()?.ok_or(AgentError::NoSavedPlan)?),
             Some(_) => None,
         };
-        let version = self.config.effective_protocol();
-        let goal_text = saved
-            .as_ref()
-            .map_or_else(|| goal.unwrap_or_default().to_owned(), |s| s.goal.clone());
+        let version = self.protocol();
+        let goal_text = saved.as_ref().map_or_else(
+            || super::solve::strip_mode_prefix(goal.unwrap_or_default()).to_owned(),
+            |s| s.goal.clone(),
+        );
         let mut call = self.new_call(Mode::Apply, &goal_text, version);
         match &saved {
             Some(s) => {
                 call.sent = s.sent_files.clone();
                 call.context_text = s.context.clone();
+                // The plan's context is sent again: count it as this call's too.
+                call.trace.context_stats = s.context_stats;
                 call.base_user = prompt::apply_saved_message(&s.goal, &s.plan_text(), &s.context);
             }
             None => self.gather_for_goal(&mut call, &goal_text, progress),
@@ -93,7 +96,7 @@ impl Agent {
         feedback: Option<&str>,
         progress: ProgressFn<'_>,
     ) -> Result<ApplyPreview, AgentError> {
-        let version = self.config.effective_protocol();
+        let version = self.protocol();
         let mut call = self.new_call(Mode::Apply, goal, version);
         self.gather_base(&mut call, goal, failure, feedback, progress);
         self.finish_apply_call(call, goal.to_owned(), false, progress)
@@ -134,7 +137,7 @@ impl Agent {
             trace_id: call.trace.trace_id.clone(),
             protocol: call.version.number(),
             goal: goal_text,
-            summary: r.summary.clone(),
+            summary: super::views::summary_of(r),
             no_changes,
             actions: action_views(&plan),
             deletes: delete_paths(&plan),

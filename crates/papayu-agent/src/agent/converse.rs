@@ -4,10 +4,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use papayu_llm::{ChatRequest, Completion, LlmError, Message, repair_request};
+use papayu_llm::{ChatRequest, Completion, LlmError, Message, ProviderKind, repair_request};
 use papayu_memory::PatchReport;
 use papayu_protocol::{
-    ContextRequest, ErrorCode, ProtocolVersion, Response, Violation, parse_response,
+    ContextRequest, EditStyle, ErrorCode, ProtocolVersion, RequestShape, Response, Violation,
+    fill_in, parse_response, request_schema,
 };
 use papayu_validate::{Mode, RelPath};
 use tracing::Instrument as _;
@@ -90,12 +91,56 @@ impl Agent {
     }
 
     fn system(&self, mode: Mode, version: ProtocolVersion) -> Message {
+        if let Some(style) = self.narrowed_style(version) {
+            return Message::system(prompt::compact_system_prompt(
+                mode,
+                style,
+                &self.memory.block(),
+            ));
+        }
         Message::system(prompt::system_prompt(
             self.config.llm_mode,
             mode,
             version,
             &self.memory.block(),
         ))
+    }
+
+    /// The protocol version of a new call: the in-process model's edit style decides unless
+    /// `PAPAYU_PROTOCOL_VERSION` forces one ([`AgentConfig::protocol_for`]).
+    pub(super) fn protocol(&self) -> ProtocolVersion {
+        self.config.protocol_for(self.provider.info().kind)
+    }
+
+    /// The edit style answers are narrowed to under `version`, when they are: the in-process
+    /// model decodes under a grammar made for each request (issue #16); a network provider
+    /// keeps its structured-output ladder.
+    pub(super) fn narrowed_style(&self, version: ProtocolVersion) -> Option<EditStyle> {
+        if self.provider.info().kind != ProviderKind::Local {
+            return None;
+        }
+        let style = self.config.local_edit_style;
+        Some(match version {
+            v if v == style.protocol() => style,
+            ProtocolVersion::V1 => EditStyle::WholeFile,
+            ProtocolVersion::V2 => EditStyle::UnifiedDiff,
+            ProtocolVersion::V3 => EditStyle::SearchReplace,
+        })
+    }
+
+    /// What the next answer of `call` may contain, when answers are narrowed.
+    fn request_shape(&self, call: &Call) -> Option<RequestShape> {
+        let edit = self.narrowed_style(call.version)?;
+        Some(RequestShape {
+            apply: call.mode == Mode::Apply,
+            edit,
+            files: call.sent.keys().cloned().collect(),
+            create: true,
+            delete: true,
+            context_requests: call.rounds < MAX_CONTEXT_ROUNDS,
+            papayu_fills: true,
+            ..RequestShape::default()
+        })
     }
 
     /// Start a call on a fresh context cycle with the goal's base context (SPEC §14: the project
@@ -226,9 +271,13 @@ impl Agent {
         progress: ProgressFn<'_>,
     ) -> Result<Accepted, AgentError> {
         loop {
-            let request = ChatRequest::new(call.messages.clone())
+            let shape = self.request_shape(call);
+            let mut request = ChatRequest::new(call.messages.clone())
                 .protocol(call.version)
                 .strict(self.config.strict_json);
+            if let Some(shape) = &shape {
+                request = request.answer_schema(request_schema(shape));
+            }
             let input_chars = request.input_chars();
             call.trace.input_chars = input_chars;
             let max_tokens = self.config.max_tokens_for(self.provider.info().kind);
@@ -243,15 +292,20 @@ impl Agent {
             });
             let completion = self.complete(request.clone(), progress).await?;
             self.usage.add(completion.usage);
-            let text = completion.text;
             let mut attempt = AttemptRecord {
                 kind: call.next,
                 protocol: call.version.number(),
                 input_chars,
-                output_chars: text.chars().count(),
+                output_chars: completion.text.chars().count(),
                 violations: Vec::new(),
                 stage: None,
-                raw: self.config.trace_raw.then(|| text.clone()),
+                raw: self.config.trace_raw.then(|| completion.text.clone()),
+            };
+            // A narrowed answer leaves out what papayu knows (the base hashes of the files it
+            // sent, an edit's op and anchor): put it back before judging the answer.
+            let text = match &shape {
+                Some(s) if s.papayu_fills => fill_in(&completion.text, &call.sent),
+                _ => completion.text,
             };
 
             // A round of context requests, while rounds remain.
@@ -303,7 +357,8 @@ impl Agent {
             attempt.stage = Some(stage);
             call.trace.attempts.push(attempt);
 
-            let fallback = (call.mode == Mode::Apply && call.fallback.is_none())
+            // A narrowed answer is already in the model's best form: no protocol fallback.
+            let fallback = (call.mode == Mode::Apply && call.fallback.is_none() && shape.is_none())
                 .then(|| {
                     violations.iter().find_map(|v| {
                         fallback_target(call.version, v.code, self.config.fallback_to_v1)

@@ -18,13 +18,15 @@ impl Agent {
         goal: &str,
         progress: ProgressFn<'_>,
     ) -> Result<PlanOutcome, AgentError> {
-        let version = self.config.effective_protocol();
+        let goal = super::solve::strip_mode_prefix(goal);
+        let version = self.protocol();
         let mut call = self.new_call(Mode::Plan, goal, version);
         self.gather_for_goal(&mut call, goal, progress);
-        let (accepted, memory) = match self.run_call(&mut call, goal, progress).await {
+        let (mut accepted, memory) = match self.run_call(&mut call, goal, progress).await {
             Ok(done) => done,
             Err(e) => return Err(self.finish_err(call, e)),
         };
+        accepted.response.summary = super::views::summary_of(&accepted.response);
         let saved = SavedPlan {
             trace_id: call.trace.trace_id.clone(),
             created_unix_ms: call.trace.created_unix_ms,
@@ -34,6 +36,7 @@ impl Agent {
             response: accepted.response.clone(),
             context: call.context_text.clone(),
             sent_files: call.sent.clone(),
+            context_stats: call.trace.context_stats,
         };
         if let Err(e) = store_saved_plan(&self.root, Some(&saved)) {
             return Err(self.finish_err(call, e));

@@ -93,6 +93,37 @@ impl fmt::Display for Stage {
     }
 }
 
+/// The answer's summary, or — when the model gave none — one built from its actions, else its
+/// plan steps (the seeds build it in code too): a preview or a saved plan always says what it is.
+pub(crate) fn summary_of(r: &Response) -> Option<String> {
+    if let Some(s) = r
+        .summary
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        return Some(s.to_owned());
+    }
+    let actions = r.effective_actions();
+    if !actions.is_empty() {
+        let list: Vec<String> = actions
+            .iter()
+            .map(|a| format!("{} {}", a.kind.as_str(), a.path))
+            .collect();
+        return Some(format!("Changes: {}", list.join(", ")));
+    }
+    if !r.plan.is_empty() {
+        let steps: Vec<String> = r
+            .plan
+            .iter()
+            .enumerate()
+            .map(|(i, s)| format!("{}. {}: {}", i + 1, s.step, s.details))
+            .collect();
+        return Some(steps.join("\n"));
+    }
+    None
+}
+
 /// What the agent is doing, for a progress indicator.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "stage", rename_all = "snake_case")]

@@ -120,7 +120,7 @@ fn every_variable_is_parsed() {
         snap["schema_hash"],
         papayu_protocol::schema_hash(ProtocolVersion::V3)
     );
-    assert_eq!(ENV_VARIABLES.len(), 26);
+    assert_eq!(ENV_VARIABLES.len(), 27);
 }
 
 #[test]

@@ -458,3 +458,61 @@ async fn apply_with_cancel_kills_the_check_rolls_back_and_reports_progress() {
     assert!(!checked.0);
     assert!(checked.1.contains("checking-now"), "{checked:?}");
 }
+
+#[tokio::test]
+async fn r_mode_prefix_never_reaches_the_model_and_a_missing_summary_is_built() {
+    let project = Project::new(&[("src/lib.rs", LIB_RS.as_bytes())]);
+    let no_summary =
+        json!({"actions": [], "plan": [{"step": "return 42", "details": "in answer()"}]});
+    let model = Model::start(&[no_summary]).await;
+    let mut agent = project.agent(&model, &[]);
+    let plan = agent
+        .plan("plan: make answer() return 42", &no_progress)
+        .await
+        .unwrap();
+    let reqs = model.requests().await;
+    let user = &messages(&reqs[0])[1].1;
+    assert!(user.starts_with("GOAL:\nmake answer() return 42"), "{user}");
+    assert!(!user.contains("plan:"), "{user}");
+    assert_eq!(plan.summary.as_deref(), Some("1. return 42: in answer()"));
+    assert_eq!(
+        agent
+            .saved_plan()
+            .unwrap()
+            .unwrap()
+            .response
+            .summary
+            .as_deref(),
+        Some("1. return 42: in answer()")
+    );
+}
+
+#[tokio::test]
+async fn r_apply_of_a_saved_plan_records_the_context_it_sends_again() {
+    let project = Project::new(&[("src/lib.rs", LIB_RS.as_bytes())]);
+    let model = Model::start(&[
+        plan_answer("1) return 42"),
+        json!({"actions": [{"kind": "PATCH_FILE", "path": "src/lib.rs", "base_sha256": sha(LIB_RS.as_bytes()), "patch": LIB_PATCH}]}),
+    ])
+    .await;
+    let mut agent = project.agent(&model, &[("PAPAYU_TRACE", "1")]);
+    agent
+        .plan("make answer() return 42", &no_progress)
+        .await
+        .unwrap();
+    let preview = agent.prepare_apply(None, &no_progress).await.unwrap();
+    // No summary from the model: one is built from the actions.
+    assert_eq!(
+        preview.summary.as_deref(),
+        Some("Changes: PATCH_FILE src/lib.rs")
+    );
+    let traces = project.traces();
+    let apply = traces.iter().find(|t| t.mode == "APPLY").unwrap();
+    let plan = traces.iter().find(|t| t.mode == "PLAN").unwrap();
+    assert!(
+        apply.context_stats.context_files_count >= 1,
+        "{:?}",
+        apply.context_stats
+    );
+    assert_eq!(apply.context_stats, plan.context_stats);
+}

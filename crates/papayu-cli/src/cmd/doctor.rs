@@ -16,6 +16,21 @@ pub struct Args {
     pub offline: bool,
 }
 
+/// Which confinement check and test commands get (DECISIONS D25), as JSON with a `describe`
+/// line.
+fn confinement(config: &papayu_agent::AgentConfig) -> serde_json::Value {
+    let c = if config.sandbox_enabled {
+        crate::cmd::sandbox_exec::probe()
+    } else {
+        papayu_patch::Confinement::None {
+            reason: "PAPAYU_SANDBOX=off".to_owned(),
+        }
+    };
+    let mut v = serde_json::to_value(&c).unwrap_or_default();
+    v["describe"] = serde_json::json!(c.describe());
+    v
+}
+
 /// Exit 0 when every provider is usable, 1 otherwise.
 pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     let config = agent_config(global)?;
@@ -56,9 +71,16 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     if global.json {
         let mut doc = serde_json::to_value(&report)?;
         doc["config"] = serde_json::to_value(config.config_snapshot())?;
+        doc["checks_confinement"] = confinement(&config);
         doc["ok"] = serde_json::Value::Bool(ok);
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
+        println!(
+            "checks and tests run: {}",
+            confinement(&config)["describe"]
+                .as_str()
+                .unwrap_or_default()
+        );
         println!("configuration (effective):");
         for (k, v) in config.config_snapshot() {
             println!("  {k} = {v}");
@@ -107,6 +129,7 @@ fn local(
         "built_with_local": built,
         "model": entry,
         "probe": probe,
+        "checks_confinement": confinement(config),
         "config": config.config_snapshot(),
     });
     if global.json {
@@ -119,6 +142,10 @@ fn local(
             } else {
                 ""
             }
+        );
+        println!(
+            "  checks and tests run: {}",
+            confinement(config)["describe"].as_str().unwrap_or_default()
         );
         println!("  model file: {}", entry.path.display());
         println!("  size: {:.1} MB", entry.size as f64 / 1e6);

@@ -9,6 +9,7 @@ use papayu_agent::{
     ApplyPreview, DEFAULT_ATTEMPTS, SolveOptions, SolveOutcome, SolveReport, TestCommandSource,
     Verdict,
 };
+use papayu_protocol::ErrorCode;
 
 use crate::cmd::apply_plan::print_preview;
 use crate::cmd::session::{ProgressLine, confirm, open_agent, report_agent_error, runtime};
@@ -60,10 +61,10 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         progress.done();
         show_change(preview);
         let question = if preview.deletes.is_empty() {
-            "Apply this change and run the tests?".to_owned()
+            "Apply this change?".to_owned()
         } else {
             format!(
-                "Apply this change (deleting {}) and run the tests?",
+                "Apply this change, deleting {}?",
                 preview.deletes.join(", ")
             )
         };
@@ -78,21 +79,47 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         Ok(r) => r,
         Err(e) => return report_agent_error(&e, global),
     };
-    let exit = exit_of(report.outcome);
+    let code = failure_code(&report);
+    let exit = match code {
+        // A change that never got to its tests (rejected, blocked) exits as that code does.
+        Some(c) if report.outcome == SolveOutcome::NotSolved => Exit::from(c),
+        _ => exit_of(report.outcome),
+    };
     if global.json {
         let mut doc = serde_json::to_value(&report)?;
         doc["ok"] = serde_json::Value::Bool(exit == Exit::Ok);
-        if exit != Exit::Ok {
-            doc["code"] = serde_json::json!(match report.outcome {
-                SolveOutcome::Declined => "ERR_CANCELLED",
-                _ => "ERR_CHECK_FAILED",
-            });
+        if let Some(code) = code {
+            doc["code"] = serde_json::to_value(code)?;
         }
         println!("{}", serde_json::to_string(&doc)?);
         return Ok(exit);
     }
     print_report(&report, !args.yes);
+    if let Some(code) = code {
+        let why = report
+            .reason
+            .clone()
+            .unwrap_or_else(|| "declined: nothing was written".to_owned());
+        eprintln!("papayu: {}", crate::exit::with_code(code, &why));
+    }
     Ok(exit)
+}
+
+/// The code of a run that did not end in a change: the last attempt's own error (a rejected
+/// answer, a blocked action, a failing check), `ERR_CHECK_FAILED` when the tests did not verify,
+/// `ERR_CANCELLED` when declined.
+fn failure_code(report: &SolveReport) -> Option<ErrorCode> {
+    match report.outcome {
+        SolveOutcome::NotSolved => Some(
+            report
+                .attempts
+                .last()
+                .and_then(|a| a.error.as_ref())
+                .map_or(ErrorCode::CheckFailed, |e| e.code),
+        ),
+        SolveOutcome::Declined => Some(ErrorCode::Cancelled),
+        _ => None,
+    }
 }
 
 fn exit_of(outcome: SolveOutcome) -> Exit {

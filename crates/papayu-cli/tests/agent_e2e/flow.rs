@@ -89,7 +89,8 @@ fn apply_without_yes_and_no_answer_writes_nothing() {
     // stdin is empty: the confirmation reads "no".
     let run = project.papayu(&model, &[], &["run", "make answer() return 42"]);
     run.expect_code(1);
-    assert!(run.stderr.contains("Apply these changes?"), "{run:#?}");
+    assert!(run.stderr.contains("Apply this change?"), "{run:#?}");
+    assert!(run.stderr.contains("ERR_CANCELLED"), "{run:#?}");
     assert!(
         run.stdout.contains("+    42"),
         "the preview shows the diff: {run:#?}"
@@ -173,9 +174,15 @@ fn run_whose_check_fails_is_rolled_back_with_exit_4() {
         )
         .expect_code(0);
     let before = project.tree();
-    let run = project.papayu(&model, &[], &["run", "--yes", "make it 42"]);
+    // `false` is the test command: the change cannot verify; one attempt.
+    let run = project.papayu(
+        &model,
+        &[],
+        &["run", "--yes", "--attempts", "1", "make it 42"],
+    );
     run.expect_code(4);
     assert!(run.stderr.contains("ERR_CHECK_FAILED"), "{run:#?}");
+    assert!(run.stdout.contains("not verified, rolled back"), "{run:#?}");
     assert_tree(&project, &before, &run);
     assert!(project.outside().is_empty(), "{:?}", project.outside());
 }
@@ -196,8 +203,10 @@ fn json_run_prints_one_document_and_undo_restores() {
     run.expect_code(0);
     let doc = run.json();
     assert_eq!(doc["ok"], json!(true), "{doc}");
-    assert_eq!(doc["applied"], json!(true), "{doc}");
-    assert_eq!(doc["selected"], json!([0, 1]), "{doc}");
+    // No test command in this project: applied after the usual checks, said so.
+    assert_eq!(doc["outcome"], json!("applied_unverified"), "{doc}");
+    assert_eq!(doc["applied"]["applied"], json!(true), "{doc}");
+    assert_eq!(doc["applied"]["selected"], json!([0, 1]), "{doc}");
     assert_tree(&project, &planned(&before), &run);
 
     let undo = project.papayu(&model, &[], &["undo", "--json"]);
@@ -294,8 +303,8 @@ fn json_is_one_document_with_ok_for_every_outcome() {
         change_answer(&sha(LIB_RS.as_bytes())),
     ]);
     let cases: &[(&[&str], i32, bool)] = &[
-        // Declined (stdin is empty): nothing applied.
-        (&["--json", "run", "make it 42"], 1, false),
+        // `--json` never prompts: a run that would have to ask is a usage error.
+        (&["--json", "run", "make it 42"], 2, false),
         (&["--json", "apply", "--yes"], 1, false),
         (&["--json", "trace", "show", "nope"], 1, false),
         (&["--json", "trace", "list"], 0, true),

@@ -234,6 +234,35 @@ pub fn grammar_schema(version: ProtocolVersion, bounds: &GrammarBounds) -> Value
     schema
 }
 
+/// The GBNF grammar for one request's own answer schema (`papayu_protocol::request_schema`):
+/// made by llama.cpp's converter, and cached by the schema's text (a project's requests repeat
+/// the same shape; at most 32 are kept).
+pub fn gbnf_for_schema(schema: &Value) -> Result<String, LlmError> {
+    static CACHE: OnceLock<Mutex<Vec<(String, String)>>> = OnceLock::new();
+    const KEPT: usize = 32;
+    let text = schema.to_string();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(g) = cache
+        .lock()
+        .ok()
+        .and_then(|c| c.iter().find(|(t, _)| *t == text).map(|(_, g)| g.clone()))
+    {
+        return Ok(g);
+    }
+    let grammar = llama_cpp_2::json_schema_to_grammar(&text).map_err(|e| {
+        LlmError::config(format!(
+            "llama.cpp cannot turn the request's answer schema into a grammar: {e}"
+        ))
+    })?;
+    if let Ok(mut c) = cache.lock() {
+        if c.len() >= KEPT {
+            c.remove(0);
+        }
+        c.push((text, grammar.clone()));
+    }
+    Ok(grammar)
+}
+
 /// The GBNF grammar for `version` under `bounds`, made once per process and cached.
 pub fn gbnf(version: ProtocolVersion, bounds: &GrammarBounds) -> Result<String, LlmError> {
     static CACHE: OnceLock<Mutex<HashMap<(u8, GrammarBounds), String>>> = OnceLock::new();

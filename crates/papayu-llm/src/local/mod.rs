@@ -36,7 +36,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub use config::{DEFAULT_LOCAL_CONTEXT, LocalConfig, LocalStats, default_threads};
-pub use grammar::{GrammarBounds, MAX_GRAMMAR_REPETITION, gbnf, grammar_schema};
+pub use grammar::{GrammarBounds, MAX_GRAMMAR_REPETITION, gbnf, gbnf_for_schema, grammar_schema};
 pub use prompt_cache::PROMPT_CACHE_FILES;
 
 use crate::capability::ResponseFormat;
@@ -130,6 +130,7 @@ impl LocalProvider {
         let job = Job {
             messages: &messages,
             protocol: request.protocol,
+            answer_schema: request.answer_schema.as_deref(),
             max_tokens,
             progress: request.progress.as_ref(),
             started,

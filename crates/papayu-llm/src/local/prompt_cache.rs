@@ -64,6 +64,7 @@ impl LocalProvider {
         let job = Job {
             messages: system,
             protocol: ProtocolVersion::default(),
+            answer_schema: None,
             max_tokens: 1,
             progress: None,
             started: Instant::now(),

@@ -16,7 +16,7 @@ use papayu_protocol::ProtocolVersion;
 
 use super::LocalProvider;
 use super::config::LocalStats;
-use super::grammar::gbnf;
+use super::grammar::{gbnf, gbnf_for_schema};
 use super::model::backend;
 use crate::error::LlmError;
 use crate::request::{Message, Progress};
@@ -62,6 +62,8 @@ impl Session {
 pub(super) struct Job<'a> {
     pub(super) messages: &'a [Message],
     pub(super) protocol: ProtocolVersion,
+    /// The schema of this request's answer, when the caller narrowed it.
+    pub(super) answer_schema: Option<&'a serde_json::Value>,
     pub(super) max_tokens: u32,
     pub(super) progress: Option<&'a Progress>,
     pub(super) started: Instant,
@@ -119,7 +121,10 @@ impl LocalProvider {
             .div_ceil(256)
             .saturating_mul(256)
             .min(window);
-        let grammar = gbnf(job.protocol, &self.config.bounds)?;
+        let grammar = match job.answer_schema {
+            Some(schema) => gbnf_for_schema(schema)?,
+            None => gbnf(job.protocol, &self.config.bounds)?,
+        };
         let session = self.session(&mut slot, needed)?;
         let result = self.run(session, &tokens, &grammar, job, cancel);
         if result.is_err() {

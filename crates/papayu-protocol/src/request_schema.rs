@@ -1,0 +1,405 @@
+//! The schema of one request's answer: only what this request may contain — the kinds its mode
+//! and protocol version allow, each with exactly its own fields, existing paths limited to the
+//! files papayu sent — in a flat form (one `anyOf` level), so that a decoding grammar made from
+//! it is small and fast, and a small model cannot wander into a shape papayu would reject.
+//!
+//! Fields papayu knows better than a model can be left out ([`RequestShape::papayu_fills`]):
+//! `base_sha256` (the hash of the file as sent), an edit's `op` and its `anchor` (the `before`
+//! text itself). [`fill_in`] puts them back before the answer is validated like any other.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+use crate::types::ProtocolVersion;
+
+/// How an answer changes an existing file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum EditStyle {
+    /// EDIT_FILE with `before`/`after` pairs (search and replace; protocol v3).
+    #[default]
+    SearchReplace,
+    /// UPDATE_FILE with the file's whole new content (protocol v1 or v3).
+    WholeFile,
+    /// PATCH_FILE with a unified diff (protocol v2 or v3).
+    UnifiedDiff,
+}
+
+impl EditStyle {
+    /// `search_replace`, `whole_file` or `unified_diff`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EditStyle::SearchReplace => "search_replace",
+            EditStyle::WholeFile => "whole_file",
+            EditStyle::UnifiedDiff => "unified_diff",
+        }
+    }
+
+    /// The style named by [`as_str`](Self::as_str).
+    pub fn parse(s: &str) -> Option<EditStyle> {
+        match s {
+            "search_replace" => Some(EditStyle::SearchReplace),
+            "whole_file" => Some(EditStyle::WholeFile),
+            "unified_diff" => Some(EditStyle::UnifiedDiff),
+            _ => None,
+        }
+    }
+
+    /// The protocol version answers in this style are validated under.
+    pub fn protocol(self) -> ProtocolVersion {
+        match self {
+            EditStyle::SearchReplace | EditStyle::WholeFile => ProtocolVersion::V3,
+            EditStyle::UnifiedDiff => ProtocolVersion::V2,
+        }
+    }
+}
+
+/// What one request's answer may contain.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RequestShape {
+    /// APPLY (actions) or PLAN (no actions).
+    pub apply: bool,
+    /// How existing files are changed.
+    pub edit: EditStyle,
+    /// The files whose content papayu sent: the only existing paths an edit may name.
+    pub files: Vec<String>,
+    /// Whether new files may be created.
+    pub create: bool,
+    /// Whether files may be deleted.
+    pub delete: bool,
+    /// Whether the model may ask for more context (`read_file` of any path).
+    pub context_requests: bool,
+    /// Leave out `base_sha256`, an edit's `op` and `anchor`: papayu fills them in.
+    pub papayu_fills: bool,
+    /// At most this many actions.
+    pub max_actions: u32,
+    /// At most this many edits per EDIT_FILE.
+    pub max_edits: u32,
+    /// Longest file content, patch or edit text, in characters.
+    pub content_chars: u32,
+    /// Longest summary, in characters.
+    pub summary_chars: u32,
+}
+
+impl Default for RequestShape {
+    fn default() -> Self {
+        Self {
+            apply: true,
+            edit: EditStyle::default(),
+            files: Vec::new(),
+            create: true,
+            delete: false,
+            context_requests: true,
+            papayu_fills: true,
+            max_actions: 6,
+            max_edits: 6,
+            content_chars: 1_900,
+            summary_chars: 300,
+        }
+    }
+}
+
+fn string(max: u32) -> Value {
+    json!({"type": "string", "maxLength": max})
+}
+
+fn object(props: Vec<(&str, Value)>) -> Value {
+    let required: Vec<Value> = props.iter().map(|(k, _)| json!(k)).collect();
+    let mut p = Map::new();
+    for (k, v) in props {
+        p.insert(k.to_owned(), v);
+    }
+    json!({"type": "object", "properties": p, "required": required, "additionalProperties": false})
+}
+
+/// A relative path for a new file: no leading `/`, `.` or `-`, no `..` (papayu-validate checks
+/// the rest).
+const NEW_PATH_PATTERN: &str = "^[A-Za-z0-9_][A-Za-z0-9_./-]{0,158}$";
+
+impl RequestShape {
+    fn existing_path(&self) -> Value {
+        json!({"type": "string", "enum": self.files})
+    }
+
+    fn edit_action(&self) -> Value {
+        let path = self.existing_path();
+        let base = || json!({"type": "string", "pattern": "^[0-9a-f]{64}$"});
+        let c = self.content_chars;
+        let mut fields: Vec<(&str, Value)> = Vec::new();
+        match self.edit {
+            EditStyle::SearchReplace => {
+                let mut edit: Vec<(&str, Value)> = Vec::new();
+                if !self.papayu_fills {
+                    edit.push(("op", json!({"type": "string", "enum": ["replace"]})));
+                    edit.push(("anchor", string(c)));
+                }
+                edit.push((
+                    "before",
+                    json!({"type": "string", "minLength": 1, "maxLength": c}),
+                ));
+                edit.push(("after", string(c)));
+                fields.push(("kind", json!({"type": "string", "enum": ["EDIT_FILE"]})));
+                fields.push(("path", path));
+                if !self.papayu_fills {
+                    fields.push(("base_sha256", base()));
+                }
+                fields.push((
+                    "edits",
+                    json!({"type": "array", "minItems": 1, "maxItems": self.max_edits, "items": object(edit)}),
+                ));
+            }
+            EditStyle::WholeFile => {
+                fields.push(("kind", json!({"type": "string", "enum": ["UPDATE_FILE"]})));
+                fields.push(("path", path));
+                fields.push(("content", string(c)));
+            }
+            EditStyle::UnifiedDiff => {
+                fields.push(("kind", json!({"type": "string", "enum": ["PATCH_FILE"]})));
+                fields.push(("path", path));
+                if !self.papayu_fills {
+                    fields.push(("base_sha256", base()));
+                }
+                fields.push(("patch", string(c)));
+            }
+        }
+        object(fields)
+    }
+
+    fn actions(&self) -> Value {
+        let mut alternatives = Vec::new();
+        if !self.files.is_empty() {
+            alternatives.push(self.edit_action());
+        }
+        if self.create {
+            alternatives.push(object(vec![
+                ("kind", json!({"type": "string", "enum": ["CREATE_FILE"]})),
+                (
+                    "path",
+                    json!({"type": "string", "pattern": NEW_PATH_PATTERN}),
+                ),
+                ("content", string(self.content_chars)),
+            ]));
+        }
+        if self.delete && !self.files.is_empty() {
+            alternatives.push(object(vec![
+                ("kind", json!({"type": "string", "enum": ["DELETE_FILE"]})),
+                ("path", self.existing_path()),
+            ]));
+        }
+        let items = match alternatives.len() {
+            1 => alternatives.remove(0),
+            _ => json!({"anyOf": alternatives}),
+        };
+        json!({"type": "array", "maxItems": self.max_actions, "items": items})
+    }
+}
+
+/// The JSON schema of an answer of `shape`: an object with `summary` first (the diagnosis
+/// before the change), then `actions` (APPLY; PLAN has none), then `context_requests` when
+/// allowed (`read_file` only).
+pub fn request_schema(shape: &RequestShape) -> Value {
+    let mut props: Vec<(&str, Value)> = vec![("summary", string(shape.summary_chars))];
+    if shape.apply {
+        props.push(("actions", shape.actions()));
+    } else {
+        props.push(("actions", json!({"type": "array", "maxItems": 0})));
+    }
+    if shape.context_requests {
+        let read = object(vec![
+            ("type", json!({"type": "string", "enum": ["read_file"]})),
+            ("path", json!({"type": "string", "maxLength": 160})),
+        ]);
+        props.push((
+            "context_requests",
+            json!({"type": "array", "maxItems": 3, "items": read}),
+        ));
+    }
+    let mut schema = object(props);
+    // `context_requests` may be left out.
+    if shape.context_requests
+        && let Some(Value::Array(required)) = schema.get_mut("required")
+    {
+        required.retain(|r| r != "context_requests");
+    }
+    schema
+}
+
+/// `text` without the `N|` line-number prefixes papayu's FILE blocks show, when every non-empty
+/// line has one (a model copying lines from the context copies them too); else `None`.
+fn strip_line_numbers(text: &str) -> Option<String> {
+    let prefix_len = |line: &str| {
+        let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+        (digits > 0 && line.as_bytes().get(digits) == Some(&b'|')).then_some(digits + 1)
+    };
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    if lines.is_empty()
+        || !lines
+            .iter()
+            .filter(|l| !l.trim().is_empty())
+            .all(|l| prefix_len(l).is_some())
+    {
+        return None;
+    }
+    Some(
+        lines
+            .iter()
+            .map(|l| prefix_len(l).map_or(*l, |n| &l[n..]))
+            .collect(),
+    )
+}
+
+/// Put back what [`RequestShape::papayu_fills`] left out of an answer: the `base_sha256` of each
+/// edited file as sent (`sent`: path → sha256), and each edit's `op` (`replace`) and `anchor`
+/// (its own `before`). A field the answer has is kept; an answer that is not a JSON object is
+/// returned as it was (validation then says what is wrong with it).
+pub fn fill_in(answer: &str, sent: &BTreeMap<String, String>) -> String {
+    let Ok(mut value) = crate::extract_json(answer) else {
+        return answer.to_owned();
+    };
+    let Some(actions) = value.get_mut("actions").and_then(Value::as_array_mut) else {
+        return answer.to_owned();
+    };
+    for action in actions.iter_mut() {
+        let Some(a) = action.as_object_mut() else {
+            continue;
+        };
+        let kind = a
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let edits_file = matches!(kind.as_str(), "PATCH_FILE" | "EDIT_FILE" | "REPLACE_RANGE");
+        if edits_file
+            && !a.contains_key("base_sha256")
+            && let Some(sha) = a
+                .get("path")
+                .and_then(Value::as_str)
+                .and_then(|p| sent.get(p.trim_start_matches("./")))
+        {
+            a.insert("base_sha256".into(), json!(sha));
+        }
+        if kind == "UPDATE_FILE"
+            && let Some(Value::String(content)) = a.get_mut("content")
+            && let Some(clean) = strip_line_numbers(content)
+        {
+            *content = clean;
+        }
+        if let Some(edits) = a.get_mut("edits").and_then(Value::as_array_mut) {
+            for e in edits.iter_mut().filter_map(Value::as_object_mut) {
+                // Numbered lines copied from the context: `before` with its numbers never
+                // matches; the numbers of `after` would be written into the file.
+                let numbered = e
+                    .get("before")
+                    .and_then(Value::as_str)
+                    .and_then(strip_line_numbers);
+                if let Some(clean) = numbered {
+                    e.insert("before".into(), json!(clean));
+                    if let Some(after) = e
+                        .get("after")
+                        .and_then(Value::as_str)
+                        .and_then(strip_line_numbers)
+                    {
+                        e.insert("after".into(), json!(after));
+                    }
+                }
+                e.entry("op").or_insert_with(|| json!("replace"));
+                if !e.contains_key("anchor")
+                    && let Some(before) = e.get("before").cloned()
+                {
+                    e.insert("anchor".into(), before);
+                }
+            }
+        }
+    }
+    value.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(edit: EditStyle) -> RequestShape {
+        RequestShape {
+            edit,
+            files: vec!["calc.py".into(), "test_calc.py".into()],
+            ..RequestShape::default()
+        }
+    }
+
+    #[test]
+    fn edits_name_only_sent_files_and_carry_only_their_fields() {
+        let s = request_schema(&shape(EditStyle::SearchReplace));
+        let edit = &s["properties"]["actions"]["items"]["anyOf"][0];
+        assert_eq!(
+            edit["properties"]["path"]["enum"],
+            json!(["calc.py", "test_calc.py"])
+        );
+        assert_eq!(edit["properties"]["kind"]["enum"], json!(["EDIT_FILE"]));
+        assert_eq!(edit["required"], json!(["kind", "path", "edits"]));
+        assert_eq!(edit["additionalProperties"], false);
+        let e = &edit["properties"]["edits"]["items"];
+        assert_eq!(e["required"], json!(["before", "after"]));
+        // Creates name any relative path.
+        let create = &s["properties"]["actions"]["items"]["anyOf"][1];
+        assert_eq!(create["required"], json!(["kind", "path", "content"]));
+        assert_eq!(s["required"], json!(["summary", "actions"]));
+    }
+
+    #[test]
+    fn each_style_has_its_kind() {
+        for (style, kind, field) in [
+            (EditStyle::WholeFile, "UPDATE_FILE", "content"),
+            (EditStyle::UnifiedDiff, "PATCH_FILE", "patch"),
+        ] {
+            let s = request_schema(&shape(style));
+            let a = &s["properties"]["actions"]["items"]["anyOf"][0];
+            assert_eq!(a["properties"]["kind"]["enum"], json!([kind]));
+            assert!(a["properties"].get(field).is_some());
+            assert!(a["properties"].get("base_sha256").is_none());
+        }
+        let plan = request_schema(&RequestShape {
+            apply: false,
+            ..shape(EditStyle::SearchReplace)
+        });
+        assert_eq!(plan["properties"]["actions"]["maxItems"], 0);
+    }
+
+    #[test]
+    fn without_files_only_creates_are_possible() {
+        let s = request_schema(&RequestShape::default());
+        let items = &s["properties"]["actions"]["items"];
+        assert_eq!(items["properties"]["kind"]["enum"], json!(["CREATE_FILE"]));
+    }
+
+    #[test]
+    fn fill_in_puts_back_what_papayu_knows() {
+        let sent = BTreeMap::from([("calc.py".to_owned(), "ab".repeat(32))]);
+        let answer = r#"{"summary":"s","actions":[{"kind":"EDIT_FILE","path":"calc.py","edits":[{"before":"a - b","after":"a + b"}]},{"kind":"CREATE_FILE","path":"n.py","content":"x"}]}"#;
+        let filled: Value = serde_json::from_str(&fill_in(answer, &sent)).unwrap();
+        let a = &filled["actions"][0];
+        assert_eq!(a["base_sha256"], "ab".repeat(32));
+        assert_eq!(a["edits"][0]["op"], "replace");
+        assert_eq!(a["edits"][0]["anchor"], "a - b");
+        assert!(filled["actions"][1].get("base_sha256").is_none());
+        // What the model wrote stays.
+        let own =
+            r#"{"actions":[{"kind":"PATCH_FILE","path":"calc.py","base_sha256":"x","patch":"p"}]}"#;
+        let kept: Value = serde_json::from_str(&fill_in(own, &sent)).unwrap();
+        assert_eq!(kept["actions"][0]["base_sha256"], "x");
+        assert_eq!(fill_in("not json", &sent), "not json");
+    }
+
+    #[test]
+    fn line_numbers_copied_from_the_context_are_taken_off() {
+        let sent = BTreeMap::new();
+        let answer = r#"{"actions":[{"kind":"EDIT_FILE","path":"c.py","edits":[{"before":"2|    return a - b\n","after":"2|    return a + b\n"}]}]}"#;
+        let v: Value = serde_json::from_str(&fill_in(answer, &sent)).unwrap();
+        assert_eq!(v["actions"][0]["edits"][0]["before"], "    return a - b\n");
+        assert_eq!(v["actions"][0]["edits"][0]["after"], "    return a + b\n");
+        assert_eq!(v["actions"][0]["edits"][0]["anchor"], "    return a - b\n");
+        // Text that merely has a number and a bar somewhere is left alone.
+        assert_eq!(strip_line_numbers("a | b\n12|x\n"), None);
+        assert_eq!(strip_line_numbers("1|a\n\n3|c"), Some("a\n\nc".to_owned()));
+    }
+}
