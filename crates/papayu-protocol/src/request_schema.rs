@@ -104,6 +104,12 @@ fn string(max: u32) -> Value {
     json!({"type": "string", "maxLength": max})
 }
 
+/// A whole file's content: unbounded (a grammar repetition may not exceed 2 000 characters, and a
+/// file may), so only the answer's token limit bounds it.
+fn whole_file() -> Value {
+    json!({"type": "string"})
+}
+
 fn object(props: Vec<(&str, Value)>) -> Value {
     let required: Vec<Value> = props.iter().map(|(k, _)| json!(k)).collect();
     let mut p = Map::new();
@@ -152,7 +158,7 @@ impl RequestShape {
             EditStyle::WholeFile => {
                 fields.push(("kind", json!({"type": "string", "enum": ["UPDATE_FILE"]})));
                 fields.push(("path", path));
-                fields.push(("content", string(c)));
+                fields.push(("content", whole_file()));
             }
             EditStyle::UnifiedDiff => {
                 fields.push(("kind", json!({"type": "string", "enum": ["PATCH_FILE"]})));
@@ -178,7 +184,7 @@ impl RequestShape {
                     "path",
                     json!({"type": "string", "pattern": NEW_PATH_PATTERN}),
                 ),
-                ("content", string(self.content_chars)),
+                ("content", whole_file()),
             ]));
         }
         if self.delete && !self.files.is_empty() {

@@ -483,6 +483,14 @@ as described in the system prompt.\n",
             last.content.push('\n');
             last.content.push_str(&prompt::base_injection(&injected));
         }
+        // An edit whose text the file lacks: show the file's closest lines to copy from.
+        let hints = super::hint::edit_hints(&self.root, text, violations, &call.sent);
+        if !hints.is_empty()
+            && let Some(last) = repair.messages.last_mut()
+        {
+            last.content.push('\n');
+            last.content.push_str(&hints);
+        }
         call.trace
             .repair_injected_paths
             .extend(injected.into_iter().map(|(p, _)| p));

@@ -19,6 +19,7 @@ mod apply;
 mod check;
 mod converse;
 mod finish;
+mod hint;
 mod plan;
 mod solve;
 mod views;

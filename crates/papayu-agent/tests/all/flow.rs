@@ -516,3 +516,28 @@ async fn r_apply_of_a_saved_plan_records_the_context_it_sends_again() {
     );
     assert_eq!(apply.context_stats, plan.context_stats);
 }
+
+#[tokio::test]
+async fn r_an_edit_of_text_the_file_lacks_is_repaired_with_the_files_closest_lines() {
+    let project = Project::new(&[("src/lib.rs", LIB_RS.as_bytes())]);
+    let base = sha(LIB_RS.as_bytes());
+    // The model misremembers the body (`41u32`), then copies the shown lines.
+    let wrong = json!({"actions": [{"kind": "EDIT_FILE", "path": "src/lib.rs", "base_sha256": base,
+        "edits": [{"op": "replace", "anchor": "pub fn answer() -> u32 {\n    41u32", "before": "    41u32", "after": "    42"}]}]});
+    let right = json!({"actions": [{"kind": "EDIT_FILE", "path": "src/lib.rs", "base_sha256": base,
+        "edits": [{"op": "replace", "anchor": "pub fn answer() -> u32 {", "before": "    41", "after": "    42"}]}]});
+    let model = Model::start(&[wrong, right]).await;
+    let mut agent = project.agent(&model, &[("PAPAYU_PROTOCOL_VERSION", "3")]);
+    let preview = agent
+        .prepare_apply(Some("make answer() return 42"), &no_progress)
+        .await
+        .unwrap();
+    assert!(preview.repaired);
+    let reqs = model.requests().await;
+    let repair = messages(&reqs[1]).last().unwrap().1.clone();
+    assert!(repair.contains("Its closest lines"), "{repair}");
+    assert!(
+        repair.contains("pub fn answer() -> u32 {\n    41\n}"),
+        "{repair}"
+    );
+}
