@@ -137,7 +137,8 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
 
 /// The single CI entry point: fmt, schema drift, the web UI (build, Vitest), clippy and tests
 /// over the whole workspace (papayu-desktop included, once `ui/dist` exists), docs, the
-/// browser e2e against a fresh `papayu`, and the desktop window under Xvfb.
+/// browser e2e against a fresh `papayu`, the task corpus (`bench tasks --verify`, then every
+/// task solved by a scripted perfect model), and the desktop window under Xvfb.
 fn ci(root: &Path) -> Result<()> {
     run(root, "cargo", &["fmt", "--all", "--", "--check"])?;
     codegen(root, true)?;
@@ -196,6 +197,20 @@ fn ci(root: &Path) -> Result<()> {
         "npm",
         &["run", "e2e"],
         &[("PAPAYU_BIN", &papayu)],
+    )?;
+    // The task corpus is sound (each test fails before, passes with the reference fix), and
+    // the verified-fix loop loses nothing: a perfect scripted model solves every task in one
+    // attempt through the real CLI, the real wire format and the real test runners.
+    tasks::cli(root, &["--verify".to_owned()])?;
+    tasks::cli(
+        root,
+        &[
+            "--run".to_owned(),
+            "--scripted".to_owned(),
+            "--expect-all".to_owned(),
+            "--papayu".to_owned(),
+            papayu.to_string(),
+        ],
     )?;
     // The real desktop window under Xvfb through WebKitWebDriver (ignored in the plain run).
     run(
