@@ -5,7 +5,7 @@ use std::os::unix::fs::PermissionsExt;
 use papayu_patch::{ApplyOptions, Project, Stage};
 use papayu_protocol::ErrorCode;
 
-use crate::common::{Node, plan, sha, tree, v2, write_files};
+use crate::common::{Node, hold_lock, plan, sha, tree, v2, write_files};
 
 #[test]
 fn preview_writes_nothing_and_matches_apply() {
@@ -113,18 +113,16 @@ fn second_papayu_gets_err_locked_and_a_stale_lock_is_reclaimed() {
     let project = Project::open(dir.path()).unwrap();
     let plan =
         v2(r#"{"actions":[{"kind":"CREATE_FILE","path":"a.txt","content":"a\n"}],"summary":"s"}"#);
-    // A live holder: this very process (as another papayu instance would be).
-    std::fs::write(
-        dir.path().join(".papa-yu/lock"),
-        format!("pid={}\nstart=0\n", std::process::id()),
-    )
-    .unwrap();
+    // A live holder: this very process, through another open file description (as another
+    // papayu instance would be).
+    let held = hold_lock(dir.path());
     let err = project.transaction(&plan).apply().unwrap_err();
     assert_eq!(err.code(), ErrorCode::Locked);
     assert_eq!(
         Project::open(dir.path()).unwrap_err().code(),
         ErrorCode::Locked
     );
+    drop(held);
     // A dead holder: a child that has exited and been reaped.
     let mut child = std::process::Command::new("true").spawn().unwrap();
     let dead = child.id();
@@ -328,8 +326,9 @@ fn a_transaction_with_more_writes_than_open_temp_files_renames_in_plan_order() {
 
 #[test]
 fn the_committed_manifest_records_the_hash_of_every_file_written() {
-    // The pending manifest leaves a write's after-state out (its hash is computed while the
-    // file is synced); the committed one, the only one undo reads, must have every one right.
+    // Both manifests record every after-state: the pending one so that a rollback (or the
+    // recovery after a crash) can tell what the transaction wrote from what a user wrote since;
+    // the committed one for undo.
     let dir = tempfile::tempdir().unwrap();
     write_files(dir.path(), &[("a.txt", "one\ntwo\n"), ("gone.txt", "x\n")]);
     let plan = v2(&format!(
@@ -371,7 +370,7 @@ fn the_committed_manifest_records_the_hash_of_every_file_written() {
         match c["after"]["type"].as_str().unwrap() {
             "file" => {
                 written += 1;
-                assert!(p.get("after").is_none(), "{path}: {p}");
+                assert_eq!(p["after"], c["after"], "{path}");
                 let on_disk = std::fs::read(dir.path().join(path)).unwrap();
                 assert_eq!(c["after"]["sha256"], sha(&on_disk), "{path}");
             }

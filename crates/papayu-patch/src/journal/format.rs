@@ -1,15 +1,18 @@
 //! The manifest format (`manifest.json` of a journal): what a transaction was, its status, and
-//! every path's state before and after; reading and writing one touches only its journal.
+//! every path's state before and after, sealed with a MAC under the user's [`JournalKey`];
+//! reading and writing one touches only its journal.
 
 use papayu_protocol::ActionKind;
 use serde::{Deserialize, Serialize};
 
+use super::trust::JournalKey;
 use super::{MANIFEST_TMP, tx_path};
 use crate::error::{JournalFault, StoreError};
 use crate::fsx::Root;
 
-/// The manifest format this papayu writes and reads.
-pub(crate) const MANIFEST_FORMAT: u32 = 1;
+/// The manifest format this papayu writes and reads: 2 has every after-state and a MAC (1,
+/// without them, is never acted on: nothing proves who wrote it).
+pub(crate) const MANIFEST_FORMAT: u32 = 2;
 
 /// What a transaction was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,9 +61,9 @@ pub(crate) enum State {
 pub(crate) struct Entry {
     pub(crate) path: String,
     pub(crate) before: State,
-    /// The state the transaction leaves the path in. `None` only in a pending manifest, for a
-    /// file write: its sha256 is computed while its temp file is synced, and recorded in the
-    /// committed manifest (the only one undo reads).
+    /// The state the transaction leaves the path in: a rollback restores a path only while it
+    /// holds this (or nothing), never over bytes someone else wrote. Always present in format
+    /// 2; `None` is refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) after: Option<State>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -90,37 +93,77 @@ pub(crate) struct Manifest {
     pub(crate) protocol: Option<u8>,
     pub(crate) actions: Vec<ActionRecord>,
     pub(crate) entries: Vec<Entry>,
+    /// HMAC-SHA256 (hex) of this manifest's encoding without it, under the user's key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) mac: Option<String>,
 }
 
-pub(super) fn encode_manifest(m: &Manifest) -> Result<Vec<u8>, StoreError> {
-    serde_json::to_vec_pretty(m)
+/// The encoding the MAC covers: the manifest without its MAC.
+fn unsealed(m: &Manifest) -> Result<Vec<u8>, StoreError> {
+    let mut m = m.clone();
+    m.mac = None;
+    serde_json::to_vec_pretty(&m)
         .map_err(|e| StoreError::journal(tx_path(&m.id), JournalFault::EncodeManifest(e)))
 }
 
-pub(crate) fn write_manifest(root: &Root, m: &Manifest) -> Result<(), StoreError> {
+/// `m` encoded with its MAC under `key`: what `manifest.json` holds.
+pub(super) fn encode_manifest(key: &JournalKey, m: &Manifest) -> Result<Vec<u8>, StoreError> {
+    let mut sealed = m.clone();
+    sealed.mac = Some(key.sign(&unsealed(m)?));
+    serde_json::to_vec_pretty(&sealed)
+        .map_err(|e| StoreError::journal(tx_path(&m.id), JournalFault::EncodeManifest(e)))
+}
+
+pub(crate) fn write_manifest(
+    root: &Root,
+    key: &JournalKey,
+    m: &Manifest,
+) -> Result<(), StoreError> {
     let dir = tx_path(&m.id);
     root.write_atomic(
         &format!("{dir}/manifest.json"),
         MANIFEST_TMP,
-        &encode_manifest(m)?,
+        &encode_manifest(key, m)?,
         None,
     )
 }
 
-pub(crate) fn read_manifest(root: &Root, id: &str) -> Result<Option<Manifest>, StoreError> {
+/// The manifest of journal `id`, if it has one — only when `key` proves this user's papayu
+/// wrote it for this journal, and every path it names is one papayu may write. Anything else
+/// is an error naming what is wrong, and the journal is left as it is.
+pub(crate) fn read_manifest(
+    root: &Root,
+    key: &JournalKey,
+    id: &str,
+) -> Result<Option<Manifest>, StoreError> {
     let path = format!("{}/manifest.json", tx_path(id));
     let bytes = match root.read(&path) {
         Ok(b) => b,
         Err(e) if e.is_not_found() => return Ok(None),
         Err(e) => return Err(e),
     };
-    let m: Manifest = serde_json::from_slice(&bytes)
-        .map_err(|e| StoreError::journal(path.clone(), JournalFault::UnreadableManifest(e)))?;
+    let fault = |fault| StoreError::journal(path.clone(), fault);
+    let mut m: Manifest =
+        serde_json::from_slice(&bytes).map_err(|e| fault(JournalFault::UnreadableManifest(e)))?;
     if m.format != MANIFEST_FORMAT {
-        return Err(StoreError::journal(
-            path,
-            JournalFault::UnknownFormat(m.format),
-        ));
+        return Err(fault(JournalFault::UnknownFormat(m.format)));
+    }
+    let mac = m.mac.take().unwrap_or_default();
+    if m.id != id || !key.verify(&unsealed(&m)?, &mac) {
+        return Err(fault(JournalFault::Untrusted));
+    }
+    for e in &m.entries {
+        if let Some(rule) = crate::plan::protected_by(&e.path) {
+            return Err(fault(JournalFault::ProtectedEntry {
+                path: e.path.clone(),
+                rule,
+            }));
+        }
+        if e.after.is_none() {
+            return Err(fault(JournalFault::NoAfterState {
+                path: e.path.clone(),
+            }));
+        }
     }
     Ok(Some(m))
 }

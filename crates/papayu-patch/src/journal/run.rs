@@ -1,17 +1,18 @@
 //! Running a journaled transaction's ops: writes staged and fsynced on a pool of threads,
-//! renamed in plan order; it touches the ops' paths and the journal's committed manifest.
+//! renamed in plan order, each path checked against what the plan was computed from right
+//! before it is replaced or removed; it touches the ops' paths and the journal's committed
+//! manifest.
 
 use std::collections::BTreeSet;
 use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
-use papayu_protocol::sha256_hex;
-
-use super::format::{Manifest, State, TxStatus, encode_manifest};
+use super::format::{Manifest, TxStatus, encode_manifest};
+use super::trust::JournalKey;
 use super::{COMMITTED_TMP, Op, PlannedOp, TX_DIR, parent_of, tx_path};
 use crate::error::{JournalFault, StoreError};
-use crate::fsx::{DirCache, Root, parent_display};
+use crate::fsx::{DirCache, Expect, Root, parent_display};
 
 /// Why [`apply_ops`] stopped before the commit point; the caller rolls back either way.
 #[derive(Debug)]
@@ -53,15 +54,13 @@ enum Job<'a> {
         bytes: &'a [u8],
         mode: Option<u32>,
     },
-    /// Hash `bytes` (the after-state the committed manifest records), then fsync (and close)
-    /// the temp file a [`Job::Write`] wrote them to: the hashing overlaps the device's work.
+    /// fsync (and close) the temp file a [`Job::Write`] wrote.
     Sync {
         index: usize,
         dir: Arc<OwnedFd>,
         fd: OwnedFd,
         path: &'a str,
         tmp: &'a str,
-        bytes: &'a [u8],
     },
     /// fsync a directory (or the committed manifest).
     Fsync {
@@ -78,8 +77,8 @@ type JobResult = (usize, Result<Done, StoreError>);
 enum Done {
     /// A [`Job::Write`]: the temp file, open for its fsync.
     Written(OwnedFd),
-    /// A [`Job::Sync`] (with the sha256 of its bytes) or a [`Job::Fsync`]: the fsync succeeded.
-    Synced(Option<String>),
+    /// A [`Job::Sync`] or a [`Job::Fsync`]: the fsync succeeded.
+    Synced,
     /// Not run, because another job failed: the transaction rolls back. Never taken for a
     /// success (a skipped fsync must not let its file be renamed).
     Skipped,
@@ -91,7 +90,8 @@ struct PendingWrite<'a> {
     dir: Arc<OwnedFd>,
     path: &'a str,
     tmp: &'a str,
-    bytes: &'a [u8],
+    /// What the path must still hold when the temp file is renamed onto it.
+    expect: Expect<'a>,
     /// The temp file, once written and not yet fsynced.
     fd: Option<OwnedFd>,
 }
@@ -114,18 +114,25 @@ fn depends_on(op: &str, write: &str) -> bool {
 /// write-backs were started before the first fsync, the filesystem writes the metadata the
 /// files share once instead of once per fsync (ext4 with a journal: one journal commit; without
 /// one, each inode-table and directory block once), and most fsyncs find their file already
-/// written. Each file's sha256 is computed just before its fsync, by the thread that then waits
-/// for the device. Directory handles are opened once per transaction ([`DirCache`]).
+/// written. Directory handles are opened once per transaction ([`DirCache`]).
 ///
-/// Finally the committed manifest (the pending one with every after-state and `status:
-/// committed`) is written to a temp file in the journal, and it and every directory changed are
+/// Right before each rename (and each removal) the path is checked, under its directory's
+/// handle, against the snapshot the plan was computed from ([`Expect`]): a file a user edited,
+/// created or deleted meanwhile stops the transaction with [`StoreError::Changed`] instead of
+/// being written over; a new name is created with no-replace semantics. `touched[i]` is set
+/// just before op `i` changes anything, so a rollback restores only what this run touched.
+///
+/// Finally the committed manifest (the pending one with `status: committed`) is written to a
+/// temp file in the journal, and it and every directory changed are
 /// fsynced, in parallel, before this returns it: [`commit`](super::commit) only has to rename it. Setting
 /// `cancel` stops at the next op with [`Stopped::Cancelled`]; the caller rolls back, as for any
 /// error.
 pub(crate) fn apply_ops(
     root: &Root,
+    key: &JournalKey,
     manifest: &Manifest,
     ops: &[PlannedOp<'_>],
+    touched: &mut [bool],
     cancel: Option<&AtomicBool>,
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<Manifest, Stopped> {
@@ -178,17 +185,13 @@ pub(crate) fn apply_ops(
                             fd,
                             path,
                             tmp,
-                            bytes,
-                        } => {
-                            let sha256 = sha256_hex(bytes);
-                            (
-                                index,
-                                root.sync_staged_at(&dir, fd, path, tmp)
-                                    .map(|()| Done::Synced(Some(sha256))),
-                            )
-                        }
+                        } => (
+                            index,
+                            root.sync_staged_at(&dir, fd, path, tmp)
+                                .map(|()| Done::Synced),
+                        ),
                         Job::Fsync { index, fd, path } => {
-                            (index, root.fsync(&*fd, &path).map(|()| Done::Synced(None)))
+                            (index, root.fsync(&*fd, &path).map(|()| Done::Synced))
                         }
                     };
                     if result.is_err() {
@@ -203,13 +206,14 @@ pub(crate) fn apply_ops(
         drop(res_tx);
         let mut run = Run {
             root,
+            key,
+            touched,
             cache: DirCache::new(root),
             job_tx,
             res_rx,
             outstanding: 0,
             errors: Vec::new(),
             pending: Vec::new(),
-            hashes: vec![None; ops.len()],
             dirty: BTreeSet::new(),
             done: 0,
             total,
@@ -228,14 +232,15 @@ pub(crate) fn apply_ops(
 /// The state of one [`apply_ops`] run on the calling thread.
 struct Run<'a, 'p> {
     root: &'a Root,
+    key: &'a JournalKey,
+    /// Per op: whether it may have changed its path (set just before it does).
+    touched: &'p mut [bool],
     cache: DirCache<'a>,
     job_tx: mpsc::Sender<Job<'a>>,
     res_rx: mpsc::Receiver<JobResult>,
     outstanding: usize,
     errors: Vec<(usize, StoreError)>,
     pending: Vec<PendingWrite<'a>>,
-    /// Per op: the sha256 of the bytes written, once its temp file is synced.
-    hashes: Vec<Option<String>>,
     dirty: BTreeSet<String>,
     done: usize,
     total: usize,
@@ -283,7 +288,7 @@ impl<'a> Run<'a, '_> {
                     dir,
                     path,
                     tmp,
-                    bytes,
+                    expect: p.before.expect(),
                     fd: None,
                 });
                 continue;
@@ -292,12 +297,24 @@ impl<'a> Run<'a, '_> {
                 self.flush()?;
             }
             let dir = self.cache.parent(path)?;
+            self.touched[i] = true;
             match &p.op {
                 Op::MkDir { mode, .. } => self.root.mkdir_at(&dir, path, *mode)?,
                 Op::Symlink { target, .. } => self.root.symlink_at(&dir, path, target)?,
-                Op::RemoveFile { .. } => self.root.remove_file_at(&dir, path)?,
+                Op::RemoveFile { .. } => {
+                    self.root
+                        .remove_verified_at(&dir, path, p.before.expect())?
+                }
                 Op::RemoveDir { .. } => {
-                    self.root.remove_dir_at(&dir, path)?;
+                    // A file someone added since the plan was computed: never removed.
+                    self.root
+                        .remove_dir_at(&dir, path)
+                        .map_err(|e| match e.raw_os_error() {
+                            Some(code) if code == rustix::io::Errno::NOTEMPTY.raw_os_error() => {
+                                StoreError::changed(path)
+                            }
+                            _ => e,
+                        })?;
                     self.cache.forget(path);
                     self.dirty.retain(|d| !depends_on(path, d));
                 }
@@ -311,7 +328,7 @@ impl<'a> Run<'a, '_> {
         }
         self.flush()?;
         // The committed manifest and every changed directory, durably, before the commit.
-        let committed = self.committed(manifest, ops)?;
+        let committed = self.committed(manifest)?;
         let dirty = std::mem::take(&mut self.dirty);
         for (index, d) in dirty.into_iter().enumerate() {
             let fd = self.cache.dir(&d)?;
@@ -325,39 +342,22 @@ impl<'a> Run<'a, '_> {
         Ok(committed)
     }
 
-    /// Write the committed manifest — `manifest` with every write's after-state from
-    /// [`Run::hashes`] — to its temp file in the journal, and queue its fsync (index
-    /// `usize::MAX`: after every directory in error order).
-    fn committed(
-        &mut self,
-        manifest: &Manifest,
-        ops: &[PlannedOp<'_>],
-    ) -> Result<Manifest, StoreError> {
+    /// Write the committed manifest — `manifest` with `status: committed` — to its temp file
+    /// in the journal, and queue its fsync (index `usize::MAX`: after every directory in error
+    /// order).
+    fn committed(&mut self, manifest: &Manifest) -> Result<Manifest, StoreError> {
         let mut m = manifest.clone();
         m.status = TxStatus::Committed;
-        for ((e, p), hash) in m.entries.iter_mut().zip(ops).zip(&self.hashes) {
-            if let Op::Write { mode, .. } = &p.op {
-                let sha256 = hash.clone().ok_or_else(|| {
-                    StoreError::journal(
-                        tx_path(&m.id),
-                        JournalFault::NeverSynced {
-                            path: e.path.clone(),
-                        },
-                    )
-                })?;
-                e.after = Some(State::File {
-                    sha256,
-                    mode: *mode,
-                    copy: None,
-                });
-            }
-        }
         let dir = tx_path(&m.id);
         let jdir = self.root.open_dir(&dir)?;
         let path = format!("{dir}/manifest.json");
-        let fd =
-            self.root
-                .write_staged_at(&jdir, &path, COMMITTED_TMP, &encode_manifest(&m)?, None)?;
+        let fd = self.root.write_staged_at(
+            &jdir,
+            &path,
+            COMMITTED_TMP,
+            &encode_manifest(self.key, &m)?,
+            None,
+        )?;
         self.send(Job::Fsync {
             index: usize::MAX,
             fd: Arc::new(fd),
@@ -400,7 +400,7 @@ impl<'a> Run<'a, '_> {
                         self.pending[at].fd = Some(fd);
                     }
                 }
-                Ok(Done::Synced(_) | Done::Skipped) => {}
+                Ok(Done::Synced | Done::Skipped) => {}
                 Err(e) => self.errors.push((index, e)),
             }
         }
@@ -434,7 +434,6 @@ impl<'a> Run<'a, '_> {
                 fd,
                 path: w.path,
                 tmp: w.tmp,
-                bytes: w.bytes,
             })?;
         }
         let mut synced = vec![false; pending.len()];
@@ -450,10 +449,9 @@ impl<'a> Run<'a, '_> {
                     // Wait for the other fsyncs: the error reported is the first in op order.
                     return self.collect(true);
                 }
-                Ok(Done::Synced(sha256)) => {
+                Ok(Done::Synced) => {
                     if let Ok(at) = pending.binary_search_by_key(&index, |w| w.index) {
                         synced[at] = true;
-                        self.hashes[index] = sha256;
                     }
                 }
                 // Skipped: another fsync failed, and its error is on its way.
@@ -461,7 +459,9 @@ impl<'a> Run<'a, '_> {
             }
             while renamed < pending.len() && synced[renamed] {
                 let w = &pending[renamed];
-                self.root.rename_staged_at(&w.dir, w.path, w.tmp)?;
+                self.touched[w.index] = true;
+                self.root
+                    .replace_staged_at(&w.dir, w.path, w.tmp, w.expect)?;
                 self.dirty.insert(parent_of(w.path).to_owned());
                 self.step(w.path);
                 renamed += 1;

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::checks::CheckReport;
 use crate::engine::HunkTier;
-use crate::journal::{ActionRecord, TxKind};
+use crate::journal::{ActionRecord, Displaced, TxKind};
 use crate::plan;
 
 /// Counts per kind (SPEC §5.4).
@@ -107,6 +107,11 @@ pub struct ApplyReport {
     pub summary: Summary,
     /// The checks that ran.
     pub checks: Vec<CheckReport>,
+    /// For a forced undo or redo: the files it replaced although they had changed since the
+    /// transaction, and where their content went (`.papa-yu/displaced/<tx>/<path>`, never
+    /// pruned). Empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub displaced: Vec<Displaced>,
 }
 
 /// One transaction on the undo or redo stack.

@@ -1,0 +1,4 @@
+//! Issue #15, "never harm a project": each module reproduces one way a red-team pass found to
+//! hurt a project (or a user's bytes) and checks the class of problem is closed.
+
+mod state_files;
