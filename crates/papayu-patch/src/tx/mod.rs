@@ -6,6 +6,7 @@
 //! through one executor (`execute`: journal, ops, checks, commit or rollback), configured by
 //! [`ApplyOptions`] and reported by the types of `report`.
 
+mod diff;
 mod execute;
 mod options;
 mod project;

@@ -1,4 +1,5 @@
 //! Issue #15, "never harm a project": each module reproduces one way a red-team pass found to
 //! hurt a project (or a user's bytes) and checks the class of problem is closed.
 
+mod preview_time;
 mod state_files;
