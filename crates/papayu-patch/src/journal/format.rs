@@ -167,3 +167,95 @@ pub(crate) fn read_manifest(
     }
     Ok(Some(m))
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn manifest(id: &str, path: &str) -> Manifest {
+        Manifest {
+            format: MANIFEST_FORMAT,
+            id: id.to_owned(),
+            seq: 1,
+            kind: TxKind::Apply,
+            reverts: None,
+            status: TxStatus::Pending,
+            created_unix_ms: 0,
+            protocol: None,
+            actions: Vec::new(),
+            entries: vec![Entry {
+                path: path.to_owned(),
+                before: State::Absent,
+                after: Some(State::Absent),
+                tmp: None,
+            }],
+            mac: None,
+        }
+    }
+
+    #[test]
+    fn a_sealed_journal_naming_a_protected_path_is_still_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let key = JournalKey::generate().unwrap();
+        for path in [
+            ".git/hooks/pre-commit",
+            ".GIT/config",
+            "GIT~1/config",
+            ".papa-yu/lock",
+            "sub/.git/config",
+            "a/../b",
+        ] {
+            let id = "0000000001-00000000";
+            root.ensure_dirs(&tx_path(id)).unwrap();
+            write_manifest(&root, &key, &manifest(id, path)).unwrap();
+            let err = read_manifest(&root, &key, id).unwrap_err();
+            assert!(
+                matches!(
+                    &err,
+                    StoreError::Journal {
+                        fault: JournalFault::ProtectedEntry { .. },
+                        ..
+                    }
+                ),
+                "{path}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_manifest_moved_to_another_journal_or_edited_is_untrusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let key = JournalKey::generate().unwrap();
+        let (a, b) = ("0000000001-00000000", "0000000002-00000000");
+        root.ensure_dirs(&tx_path(a)).unwrap();
+        root.ensure_dirs(&tx_path(b)).unwrap();
+        write_manifest(&root, &key, &manifest(a, "x.txt")).unwrap();
+        assert!(read_manifest(&root, &key, a).unwrap().is_some());
+        let bytes = root.read(&format!("{}/manifest.json", tx_path(a))).unwrap();
+        let untrusted = |id| {
+            matches!(
+                read_manifest(&root, &key, id),
+                Err(StoreError::Journal {
+                    fault: JournalFault::Untrusted,
+                    ..
+                })
+            )
+        };
+        root.write_atomic(&format!("{}/manifest.json", tx_path(b)), ".t", &bytes, None)
+            .unwrap();
+        assert!(untrusted(b), "sealed for another journal");
+        let edited = String::from_utf8(bytes).unwrap().replace("x.txt", "y.txt");
+        root.write_atomic(
+            &format!("{}/manifest.json", tx_path(a)),
+            ".t",
+            edited.as_bytes(),
+            None,
+        )
+        .unwrap();
+        assert!(untrusted(a), "edited after sealing");
+    }
+}

@@ -20,7 +20,7 @@ use super::aside::{
     CONFLICTS_DIR, DISPLACED_DIR, FOREIGN_LISTED, Found, RollbackConflict, set_aside,
 };
 use super::format::{Entry, Manifest, State};
-use super::{RESERVE, join, parent_of, tmp_name, tx_path};
+use super::{COMMITTED_TMP, MANIFEST_TMP, RESERVE, join, parent_of, tmp_name, tx_path};
 use crate::error::{IoOp, JournalFault, StoreError};
 use crate::fsx::{Expect, Node, Root};
 
@@ -44,9 +44,12 @@ pub(crate) fn rollback(root: &Root, manifest: &Manifest, touched: Option<&[bool]
         tracing::warn!(tx = %manifest.id, error = %e, "a rollback step failed");
         rolled.failed.get_or_insert(e);
     };
-    // The space reserved for this moment first: the steps below may need it.
-    if let Err(e) = root.remove_file(&format!("{dir}/{RESERVE}")) {
-        fail(&mut rolled, e);
+    // The space reserved for this moment first: the steps below may need it. Then the temp
+    // files: the journal's (a committed manifest never renamed) and the project's.
+    for scratch in [RESERVE, COMMITTED_TMP, MANIFEST_TMP] {
+        if let Err(e) = root.remove_file(&format!("{dir}/{scratch}")) {
+            fail(&mut rolled, e);
+        }
     }
     for e in &manifest.entries {
         if let Some(tmp) = &e.tmp {
@@ -80,7 +83,7 @@ pub(crate) fn rollback(root: &Root, manifest: &Manifest, touched: Option<&[bool]
         if touched.is_some_and(|t| !t.get(i).copied().unwrap_or(true)) {
             continue;
         }
-        match ctx.restore(i, e) {
+        match ctx.restore(i, e, &rolled.conflicts) {
             Ok(Some(conflict)) => rolled.conflicts.push(conflict),
             Ok(None) => {}
             Err(err) => fail(&mut rolled, err),
@@ -164,7 +167,13 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     /// Bring entry `i` back to its before-state if it holds the after-state or nothing; report
     /// a conflict otherwise.
-    fn restore(&self, i: usize, e: &Entry) -> Result<Option<RollbackConflict>, StoreError> {
+    /// `kept`: the conflicts found so far (below `e`, for a directory).
+    fn restore(
+        &self,
+        i: usize,
+        e: &Entry,
+        kept: &[RollbackConflict],
+    ) -> Result<Option<RollbackConflict>, StoreError> {
         let path = e.path.as_str();
         let now = Now::read(self.root, path)?;
         if now.holds(&e.before) {
@@ -173,7 +182,7 @@ impl Ctx<'_> {
         match now {
             Now::Absent => self.put_back(i, e),
             Now::Blocked => self.conflict(e, Found::ParentReplaced),
-            _ if e.after.as_ref().is_some_and(|a| now.holds(a)) => self.undo_write(i, e),
+            _ if e.after.as_ref().is_some_and(|a| now.holds(a)) => self.undo_write(i, e, kept),
             _ => self.conflict(e, Found::Changed),
         }
     }
@@ -267,7 +276,12 @@ impl Ctx<'_> {
 
     /// The path holds what the transaction left: replace it with the before-state, checking
     /// right before each step that it still does.
-    fn undo_write(&self, i: usize, e: &Entry) -> Result<Option<RollbackConflict>, StoreError> {
+    fn undo_write(
+        &self,
+        i: usize,
+        e: &Entry,
+        kept: &[RollbackConflict],
+    ) -> Result<Option<RollbackConflict>, StoreError> {
         let path = e.path.as_str();
         let expect = match &e.after {
             Some(State::File { sha256, .. }) => Expect::Sha256(sha256),
@@ -282,16 +296,16 @@ impl Ctx<'_> {
             }
             Some(State::Dir { .. }) => {
                 return match self.root.remove_dir(path) {
+                    // Files it did not write: kept, and named — unless all of them are already
+                    // reported as kept conflicts.
                     Err(err)
                         if err.raw_os_error()
                             == Some(rustix::io::Errno::NOTEMPTY.raw_os_error()) =>
                     {
-                        self.conflict(
-                            e,
-                            Found::ForeignFiles {
-                                files: foreign(self.root, path)?,
-                            },
-                        )
+                        match foreign(self.root, path, kept)? {
+                            files if files.is_empty() => Ok(None),
+                            files => self.conflict(e, Found::ForeignFiles { files }),
+                        }
                     }
                     Err(err) => Err(err),
                     Ok(()) => self.put_back(i, e),
@@ -346,8 +360,15 @@ fn remove_expecting(root: &Root, path: &str, expect: Expect<'_>) -> Result<(), S
     root.fsync(&dir, crate::fsx::parent_display(parent))
 }
 
-/// The files below directory `dir` (relative to the root), at most [`FOREIGN_LISTED`].
-fn foreign(root: &Root, dir: &str) -> Result<Vec<String>, StoreError> {
+/// The files below directory `dir` (relative to the root), at most [`FOREIGN_LISTED`], except
+/// those `kept` already names (kept paths, and the files of kept directories).
+fn foreign(root: &Root, dir: &str, kept: &[RollbackConflict]) -> Result<Vec<String>, StoreError> {
+    let reported = |path: &str| {
+        kept.iter().any(|c| {
+            c.path == path
+                || matches!(&c.found, Found::ForeignFiles { files } if files.iter().any(|f| f == path))
+        })
+    };
     let mut out = Vec::new();
     let mut todo = vec![dir.to_owned()];
     while let Some(d) = todo.pop() {
@@ -356,6 +377,9 @@ fn foreign(root: &Root, dir: &str) -> Result<Vec<String>, StoreError> {
                 return Ok(out);
             }
             let child = format!("{d}/{name}");
+            if reported(&child) {
+                continue;
+            }
             match root.node(&child)? {
                 Node::Dir { .. } => todo.push(child),
                 _ => out.push(child),

@@ -298,15 +298,14 @@ impl<'a> Run<'a, '_> {
             }
             let dir = self.cache.parent(path)?;
             self.touched[i] = true;
-            match &p.op {
-                Op::MkDir { mode, .. } => self.root.mkdir_at(&dir, path, *mode)?,
-                Op::Symlink { target, .. } => self.root.symlink_at(&dir, path, target)?,
+            let done = match &p.op {
+                Op::MkDir { mode, .. } => self.root.mkdir_at(&dir, path, *mode),
+                Op::Symlink { target, .. } => self.root.symlink_at(&dir, path, target),
                 Op::RemoveFile { .. } => {
-                    self.root
-                        .remove_verified_at(&dir, path, p.before.expect())?
+                    self.root.remove_verified_at(&dir, path, p.before.expect())
                 }
+                // A file someone added since the plan was computed: never removed.
                 Op::RemoveDir { .. } => {
-                    // A file someone added since the plan was computed: never removed.
                     self.root
                         .remove_dir_at(&dir, path)
                         .map_err(|e| match e.raw_os_error() {
@@ -314,11 +313,14 @@ impl<'a> Run<'a, '_> {
                                 StoreError::changed(path)
                             }
                             _ => e,
-                        })?;
-                    self.cache.forget(path);
-                    self.dirty.retain(|d| !depends_on(path, d));
+                        })
                 }
-                Op::Write { .. } => {}
+                Op::Write { .. } => Ok(()),
+            };
+            self.untouched_if_changed(i, done)?;
+            if let Op::RemoveDir { .. } = &p.op {
+                self.cache.forget(path);
+                self.dirty.retain(|d| !depends_on(path, d));
             }
             self.dirty.insert(parent_of(path).to_owned());
             self.step(path);
@@ -364,6 +366,19 @@ impl<'a> Run<'a, '_> {
             path,
         })?;
         Ok(m)
+    }
+
+    /// An op's outcome; one refused because its path changed ([`StoreError::Changed`]) did
+    /// not touch it: the path is someone else's now, and the rollback leaves it alone.
+    fn untouched_if_changed(
+        &mut self,
+        i: usize,
+        done: Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        if let Err(StoreError::Changed { .. }) = &done {
+            self.touched[i] = false;
+        }
+        done
     }
 
     fn step(&mut self, item: &str) {
@@ -460,8 +475,8 @@ impl<'a> Run<'a, '_> {
             while renamed < pending.len() && synced[renamed] {
                 let w = &pending[renamed];
                 self.touched[w.index] = true;
-                self.root
-                    .replace_staged_at(&w.dir, w.path, w.tmp, w.expect)?;
+                let done = self.root.replace_staged_at(&w.dir, w.path, w.tmp, w.expect);
+                self.untouched_if_changed(w.index, done)?;
                 self.dirty.insert(parent_of(w.path).to_owned());
                 self.step(w.path);
                 renamed += 1;

@@ -79,7 +79,10 @@ impl JournalKey {
                 .map_err(io)?;
         }
         let key = Self::generate()?;
-        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+        // Unique per call: threads of one process may create the key at once.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = path.with_extension(format!("{}-{n}.tmp", std::process::id()));
         let written = (|| {
             let mut file = fs_err::OpenOptions::new()
                 .write(true)
