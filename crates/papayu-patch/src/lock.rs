@@ -91,7 +91,7 @@ pub(crate) fn acquire(root: &Root) -> Result<LockGuard<'_>, StoreError> {
     let pid = std::process::id();
     let start = proc_stat(pid).map_or(0, |(_, s)| s);
     let content = format!("pid={pid}\nstart={start}\n").into_bytes();
-    let note = match root.replace_note_unsynced(LOCK, &content) {
+    let note = match root.replace_unsynced(LOCK, &content) {
         Ok(()) => Some(content),
         Err(e) => {
             // Only the others' message loses the pid (a full disk, say): the lock is held.

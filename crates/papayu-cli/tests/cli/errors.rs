@@ -41,7 +41,18 @@ fn a_blocked_action_shows_its_code_once() {
 fn a_locked_project_shows_err_locked_once_in_front() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join(".papa-yu")).unwrap();
-    // A live holder: this test process.
+    // A live holder: this test process, holding the lock as papayu does (an flock on
+    // `.papa-yu/`, and the note naming it).
+    let held = std::fs::File::open(dir.path().join(".papa-yu")).unwrap();
+    #[allow(unsafe_code)]
+    // SAFETY: `held` is an open descriptor for the whole call; flock takes no pointers.
+    let rc = unsafe {
+        libc::flock(
+            std::os::fd::AsRawFd::as_raw_fd(&held),
+            libc::LOCK_EX | libc::LOCK_NB,
+        )
+    };
+    assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
     std::fs::write(
         dir.path().join(".papa-yu/lock"),
         format!("pid={}\nstart=0\n", std::process::id()),

@@ -342,9 +342,15 @@ pub enum JournalFault {
         /// The rule that protects it.
         rule: String,
     },
-    /// An entry has no after-state (every entry has one since manifest format 2).
+    /// A committed manifest's entry has no after-state.
     #[error("`{path}`: no after-state recorded")]
     NoAfterState {
+        /// The journaled path.
+        path: String,
+    },
+    /// A file the transaction wrote was never fsynced (an internal inconsistency).
+    #[error("`{path}` was written but never synced")]
+    NeverSynced {
         /// The journaled path.
         path: String,
     },

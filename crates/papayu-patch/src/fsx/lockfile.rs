@@ -1,5 +1,5 @@
 //! The primitives of the project lock: an `flock` on a directory, and the unsynced note that
-//! names its holder. Nothing else uses them: the lock is never fsynced (see `crate::lock`).
+//! names its holder (see `crate::lock`: the lock is never fsynced).
 
 use std::os::fd::OwnedFd;
 
@@ -23,10 +23,11 @@ impl Root {
     }
 
     /// Replace whatever is at `rel` with a new regular file holding `bytes`, without fsync: for
-    /// the lock's note only, written while the lock is held. The old entry is unlinked first
-    /// (never truncated: a hard link to a user's file must not lose its bytes) — and so is a
-    /// FIFO, symlink or empty directory someone left there.
-    pub(crate) fn replace_note_unsynced(&self, rel: &str, bytes: &[u8]) -> StoreResult<()> {
+    /// papayu's files that need no durability (the lock's note, written while the lock is held;
+    /// `.papa-yu/.gitignore`). The old entry is unlinked first (never truncated: a hard link to
+    /// a user's file must not lose its bytes) — and so is a FIFO, symlink or empty directory
+    /// someone left there.
+    pub(crate) fn replace_unsynced(&self, rel: &str, bytes: &[u8]) -> StoreResult<()> {
         let (parent, name) = split_parent(rel);
         let dir = self.open_dir(parent)?;
         match rustix::fs::unlinkat(&dir, name, AtFlags::empty()) {

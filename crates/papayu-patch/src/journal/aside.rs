@@ -48,6 +48,13 @@ pub enum Found {
     /// The directory the path belongs in is now something else (a file, a symlink): nothing
     /// could be restored there.
     ParentReplaced,
+    /// A crash came before the transaction recorded what it wrote (between its first rename
+    /// and its committed manifest), so nothing proves whether the path held its write or a
+    /// user's edit: the original was restored, and what it replaced kept in `saved_to`.
+    Unproven {
+        /// Where the replaced content went (relative to the project root).
+        saved_to: String,
+    },
 }
 
 /// How many foreign files a [`Found::ForeignFiles`] names.
@@ -69,6 +76,10 @@ impl std::fmt::Display for RollbackConflict {
             Found::ParentReplaced => write!(
                 f,
                 "`{path}`: its directory was replaced, nothing was restored there"
+            )?,
+            Found::Unproven { saved_to } => write!(
+                f,
+                "`{path}`: restored, but papayu could not prove the content it replaced was its own write (a crash came first), so that content is in `{saved_to}`"
             )?,
         }
         match &self.original {

@@ -6,12 +6,12 @@ use papayu_protocol::ActionKind;
 use serde::{Deserialize, Serialize};
 
 use super::trust::JournalKey;
-use super::{MANIFEST_TMP, tx_path};
+use super::{COMMITTED_TMP, MANIFEST_TMP, tx_path};
 use crate::error::{JournalFault, StoreError};
 use crate::fsx::Root;
 
-/// The manifest format this papayu writes and reads: 2 has every after-state and a MAC (1,
-/// without them, is never acted on: nothing proves who wrote it).
+/// The manifest format this papayu writes and reads: 2 is sealed with a MAC (1, without one, is
+/// never acted on: nothing proves who wrote it).
 pub(crate) const MANIFEST_FORMAT: u32 = 2;
 
 /// What a transaction was.
@@ -62,8 +62,10 @@ pub(crate) struct Entry {
     pub(crate) path: String,
     pub(crate) before: State,
     /// The state the transaction leaves the path in: a rollback restores a path only while it
-    /// holds this (or nothing), never over bytes someone else wrote. Always present in format
-    /// 2; `None` is refused.
+    /// holds this (or nothing), never over bytes someone else wrote. `None` only in a pending
+    /// manifest, for a file write: its sha256 is computed while its temp file is synced, and
+    /// recorded in the committed manifest — written (as a temp file) before any check runs, so
+    /// a recovery reads it from there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) after: Option<State>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -98,20 +100,27 @@ pub(crate) struct Manifest {
     pub(crate) mac: Option<String>,
 }
 
-/// The encoding the MAC covers: the manifest without its MAC.
+/// The encoding the MAC covers: the manifest without its MAC (compact JSON).
 fn unsealed(m: &Manifest) -> Result<Vec<u8>, StoreError> {
     let mut m = m.clone();
     m.mac = None;
-    serde_json::to_vec_pretty(&m)
+    serde_json::to_vec(&m)
         .map_err(|e| StoreError::journal(tx_path(&m.id), JournalFault::EncodeManifest(e)))
 }
 
-/// `m` encoded with its MAC under `key`: what `manifest.json` holds.
+/// `m` encoded with its MAC under `key`: what `manifest.json` holds. The MAC is the last field,
+/// so the sealed encoding is the unsealed one with it appended (one encoding, not two).
 pub(super) fn encode_manifest(key: &JournalKey, m: &Manifest) -> Result<Vec<u8>, StoreError> {
-    let mut sealed = m.clone();
-    sealed.mac = Some(key.sign(&unsealed(m)?));
-    serde_json::to_vec_pretty(&sealed)
-        .map_err(|e| StoreError::journal(tx_path(&m.id), JournalFault::EncodeManifest(e)))
+    let mut bytes = unsealed(m)?;
+    let mac = key.sign(&bytes);
+    if bytes.pop() != Some(b'}') {
+        return Err(StoreError::journal(
+            tx_path(&m.id),
+            JournalFault::EncodeManifest(serde::ser::Error::custom("not a JSON object")),
+        ));
+    }
+    bytes.extend_from_slice(format!(",\"mac\":\"{mac}\"}}").as_bytes());
+    Ok(bytes)
 }
 
 pub(crate) fn write_manifest(
@@ -136,7 +145,27 @@ pub(crate) fn read_manifest(
     key: &JournalKey,
     id: &str,
 ) -> Result<Option<Manifest>, StoreError> {
-    let path = format!("{}/manifest.json", tx_path(id));
+    read_sealed(root, key, id, &format!("{}/manifest.json", tx_path(id)))
+}
+
+/// The committed manifest of journal `id` that its run left in a temp file (every after-state,
+/// durable before the checks ran), if it is there and proven: what a recovery compares the
+/// paths with.
+pub(crate) fn read_committed_tmp(root: &Root, key: &JournalKey, id: &str) -> Option<Manifest> {
+    let path = format!("{}/{COMMITTED_TMP}", tx_path(id));
+    read_sealed(root, key, id, &path)
+        .ok()
+        .flatten()
+        .filter(|m| m.status == TxStatus::Committed)
+}
+
+fn read_sealed(
+    root: &Root,
+    key: &JournalKey,
+    id: &str,
+    path: &str,
+) -> Result<Option<Manifest>, StoreError> {
+    let path = path.to_owned();
     let bytes = match root.read(&path) {
         Ok(b) => b,
         Err(e) if e.is_not_found() => return Ok(None),
@@ -159,7 +188,7 @@ pub(crate) fn read_manifest(
                 rule,
             }));
         }
-        if e.after.is_none() {
+        if e.after.is_none() && m.status == TxStatus::Committed {
             return Err(fault(JournalFault::NoAfterState {
                 path: e.path.clone(),
             }));

@@ -166,6 +166,22 @@ pub(crate) struct PlannedOp<'p> {
     pub(crate) before: Snapshot,
 }
 
+/// `m` with the after-state of every write taken from the bytes `ops` write (for a rollback in
+/// the process that ran them, which holds those bytes).
+pub(crate) fn with_writes_known(m: &Manifest, ops: &[PlannedOp<'_>]) -> Manifest {
+    let mut m = m.clone();
+    for (e, p) in m.entries.iter_mut().zip(ops) {
+        if let (None, Op::Write { bytes, mode, .. }) = (&e.after, &p.op) {
+            e.after = Some(State::File {
+                sha256: papayu_protocol::sha256_hex(bytes),
+                mode: *mode,
+                copy: None,
+            });
+        }
+    }
+    m
+}
+
 pub(crate) fn tx_path(id: &str) -> String {
     format!("{TX_DIR}/{id}")
 }

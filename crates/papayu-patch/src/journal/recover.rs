@@ -10,7 +10,7 @@ use papayu_protocol::ErrorCode;
 use serde::Serialize;
 
 use super::aside::RollbackConflict;
-use super::format::{TxStatus, read_manifest};
+use super::format::{TxStatus, read_committed_tmp, read_manifest};
 use super::rollback::rollback;
 use super::stack::{Stack, fold_committed, read_stack, seq_of, tx_ids};
 use super::trust::JournalKey;
@@ -111,8 +111,16 @@ pub(crate) fn recover_locked(
                     tracing::warn!(tx = %id, error = %e, "could not discard an incomplete journal")
                 }
             },
-            Ok(Some(m)) if m.status == TxStatus::Pending => {
+            Ok(Some(mut m)) if m.status == TxStatus::Pending => {
                 tracing::warn!(tx = %id, "rolling back an unfinished transaction");
+                // What the run wrote: its committed manifest was durable before its checks ran.
+                if let Some(written) = read_committed_tmp(root, key, &id) {
+                    for (e, w) in m.entries.iter_mut().zip(&written.entries) {
+                        if e.after.is_none() && e.path == w.path {
+                            e.after = w.after.clone();
+                        }
+                    }
+                }
                 let rolled = rollback(root, &m, None);
                 report.conflicts.extend(rolled.conflicts);
                 match rolled.failed {

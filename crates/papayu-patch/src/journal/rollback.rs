@@ -179,11 +179,54 @@ impl Ctx<'_> {
         if now.holds(&e.before) {
             return Ok(None);
         }
-        match now {
-            Now::Absent => self.put_back(i, e),
-            Now::Blocked => self.conflict(e, Found::ParentReplaced),
-            _ if e.after.as_ref().is_some_and(|a| now.holds(a)) => self.undo_write(i, e, kept),
+        match (now, &e.after) {
+            (Now::Absent, _) => self.put_back(i, e),
+            (Now::Blocked, _) => self.conflict(e, Found::ParentReplaced),
+            (now, Some(after)) if now.holds(after) => self.undo_write(i, e, kept),
+            (Now::File { sha256 }, None) => self.unproven(i, e, sha256, kept),
             _ => self.conflict(e, Found::Changed),
+        }
+    }
+
+    /// A write whose after-state was never recorded (a crash between its rename and the
+    /// committed manifest) left a file that is not the original: nothing proves whose it is,
+    /// so it is set aside before the original is restored in its place.
+    fn unproven(
+        &self,
+        i: usize,
+        e: &Entry,
+        sha256: String,
+        kept: &[RollbackConflict],
+    ) -> Result<Option<RollbackConflict>, StoreError> {
+        let bytes = self.root.read(&e.path)?;
+        if sha256_hex(&bytes) != sha256 {
+            // Changed in between: whoever writes it now, it is not a crashed run of papayu.
+            return self.conflict(e, Found::Changed);
+        }
+        let mode = match self.root.node(&e.path)? {
+            Node::File { mode } => Some(mode),
+            _ => None,
+        };
+        let saved_to = set_aside(self.root, CONFLICTS_DIR, &self.m.id, &e.path, &bytes, mode)?;
+        let mut assumed = e.clone();
+        assumed.after = Some(State::File {
+            sha256,
+            mode: None,
+            copy: None,
+        });
+        match self.undo_write(i, &assumed, kept)? {
+            // Edited right now: kept, with the original beside it.
+            Some(conflict) => Ok(Some(conflict)),
+            None => {
+                let conflict = RollbackConflict {
+                    tx_id: self.m.id.clone(),
+                    path: e.path.clone(),
+                    found: Found::Unproven { saved_to },
+                    original: None,
+                };
+                tracing::warn!(tx = %self.m.id, "{conflict}");
+                Ok(Some(conflict))
+            }
         }
     }
 

@@ -8,7 +8,9 @@ use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
-use super::format::{Manifest, TxStatus, encode_manifest};
+use papayu_protocol::sha256_hex;
+
+use super::format::{Manifest, State, TxStatus, encode_manifest};
 use super::trust::JournalKey;
 use super::{COMMITTED_TMP, Op, PlannedOp, TX_DIR, parent_of, tx_path};
 use crate::error::{JournalFault, StoreError};
@@ -54,13 +56,15 @@ enum Job<'a> {
         bytes: &'a [u8],
         mode: Option<u32>,
     },
-    /// fsync (and close) the temp file a [`Job::Write`] wrote.
+    /// Hash `bytes` (the after-state the committed manifest records), then fsync (and close)
+    /// the temp file a [`Job::Write`] wrote them to: the hashing overlaps the device's work.
     Sync {
         index: usize,
         dir: Arc<OwnedFd>,
         fd: OwnedFd,
         path: &'a str,
         tmp: &'a str,
+        bytes: &'a [u8],
     },
     /// fsync a directory (or the committed manifest).
     Fsync {
@@ -77,8 +81,8 @@ type JobResult = (usize, Result<Done, StoreError>);
 enum Done {
     /// A [`Job::Write`]: the temp file, open for its fsync.
     Written(OwnedFd),
-    /// A [`Job::Sync`] or a [`Job::Fsync`]: the fsync succeeded.
-    Synced,
+    /// A [`Job::Sync`] (with the sha256 of its bytes) or a [`Job::Fsync`]: the fsync succeeded.
+    Synced(Option<String>),
     /// Not run, because another job failed: the transaction rolls back. Never taken for a
     /// success (a skipped fsync must not let its file be renamed).
     Skipped,
@@ -90,6 +94,7 @@ struct PendingWrite<'a> {
     dir: Arc<OwnedFd>,
     path: &'a str,
     tmp: &'a str,
+    bytes: &'a [u8],
     /// What the path must still hold when the temp file is renamed onto it.
     expect: Expect<'a>,
     /// The temp file, once written and not yet fsynced.
@@ -114,7 +119,8 @@ fn depends_on(op: &str, write: &str) -> bool {
 /// write-backs were started before the first fsync, the filesystem writes the metadata the
 /// files share once instead of once per fsync (ext4 with a journal: one journal commit; without
 /// one, each inode-table and directory block once), and most fsyncs find their file already
-/// written. Directory handles are opened once per transaction ([`DirCache`]).
+/// written. Each file's sha256 is computed just before its fsync, by the thread that then waits
+/// for the device. Directory handles are opened once per transaction ([`DirCache`]).
 ///
 /// Right before each rename (and each removal) the path is checked, under its directory's
 /// handle, against the snapshot the plan was computed from ([`Expect`]): a file a user edited,
@@ -122,8 +128,8 @@ fn depends_on(op: &str, write: &str) -> bool {
 /// being written over; a new name is created with no-replace semantics. `touched[i]` is set
 /// just before op `i` changes anything, so a rollback restores only what this run touched.
 ///
-/// Finally the committed manifest (the pending one with `status: committed`) is written to a
-/// temp file in the journal, and it and every directory changed are
+/// Finally the committed manifest (the pending one with every after-state and `status:
+/// committed`) is written to a temp file in the journal, and it and every directory changed are
 /// fsynced, in parallel, before this returns it: [`commit`](super::commit) only has to rename it. Setting
 /// `cancel` stops at the next op with [`Stopped::Cancelled`]; the caller rolls back, as for any
 /// error.
@@ -185,13 +191,17 @@ pub(crate) fn apply_ops(
                             fd,
                             path,
                             tmp,
-                        } => (
-                            index,
-                            root.sync_staged_at(&dir, fd, path, tmp)
-                                .map(|()| Done::Synced),
-                        ),
+                            bytes,
+                        } => {
+                            let sha256 = sha256_hex(bytes);
+                            (
+                                index,
+                                root.sync_staged_at(&dir, fd, path, tmp)
+                                    .map(|()| Done::Synced(Some(sha256))),
+                            )
+                        }
                         Job::Fsync { index, fd, path } => {
-                            (index, root.fsync(&*fd, &path).map(|()| Done::Synced))
+                            (index, root.fsync(&*fd, &path).map(|()| Done::Synced(None)))
                         }
                     };
                     if result.is_err() {
@@ -214,6 +224,7 @@ pub(crate) fn apply_ops(
             outstanding: 0,
             errors: Vec::new(),
             pending: Vec::new(),
+            hashes: vec![None; ops.len()],
             dirty: BTreeSet::new(),
             done: 0,
             total,
@@ -241,6 +252,8 @@ struct Run<'a, 'p> {
     outstanding: usize,
     errors: Vec<(usize, StoreError)>,
     pending: Vec<PendingWrite<'a>>,
+    /// Per op: the sha256 of the bytes written, once its temp file is synced.
+    hashes: Vec<Option<String>>,
     dirty: BTreeSet<String>,
     done: usize,
     total: usize,
@@ -288,6 +301,7 @@ impl<'a> Run<'a, '_> {
                     dir,
                     path,
                     tmp,
+                    bytes,
                     expect: p.before.expect(),
                     fd: None,
                 });
@@ -330,7 +344,7 @@ impl<'a> Run<'a, '_> {
         }
         self.flush()?;
         // The committed manifest and every changed directory, durably, before the commit.
-        let committed = self.committed(manifest)?;
+        let committed = self.committed(manifest, ops)?;
         let dirty = std::mem::take(&mut self.dirty);
         for (index, d) in dirty.into_iter().enumerate() {
             let fd = self.cache.dir(&d)?;
@@ -344,12 +358,34 @@ impl<'a> Run<'a, '_> {
         Ok(committed)
     }
 
-    /// Write the committed manifest — `manifest` with `status: committed` — to its temp file
-    /// in the journal, and queue its fsync (index `usize::MAX`: after every directory in error
-    /// order).
-    fn committed(&mut self, manifest: &Manifest) -> Result<Manifest, StoreError> {
+    /// Write the committed manifest — `manifest` with every write's after-state from
+    /// [`Run::hashes`] and `status: committed` — to its temp file in the journal, and queue its
+    /// fsync (index `usize::MAX`: after every directory in error order). Durable before any
+    /// check runs, it also tells a recovery what the transaction wrote.
+    fn committed(
+        &mut self,
+        manifest: &Manifest,
+        ops: &[PlannedOp<'_>],
+    ) -> Result<Manifest, StoreError> {
         let mut m = manifest.clone();
         m.status = TxStatus::Committed;
+        for ((e, p), hash) in m.entries.iter_mut().zip(ops).zip(&self.hashes) {
+            if let Op::Write { mode, .. } = &p.op {
+                let sha256 = hash.clone().ok_or_else(|| {
+                    StoreError::journal(
+                        tx_path(&m.id),
+                        JournalFault::NeverSynced {
+                            path: e.path.clone(),
+                        },
+                    )
+                })?;
+                e.after = Some(State::File {
+                    sha256,
+                    mode: *mode,
+                    copy: None,
+                });
+            }
+        }
         let dir = tx_path(&m.id);
         let jdir = self.root.open_dir(&dir)?;
         let path = format!("{dir}/manifest.json");
@@ -415,7 +451,7 @@ impl<'a> Run<'a, '_> {
                         self.pending[at].fd = Some(fd);
                     }
                 }
-                Ok(Done::Synced | Done::Skipped) => {}
+                Ok(Done::Synced(_) | Done::Skipped) => {}
                 Err(e) => self.errors.push((index, e)),
             }
         }
@@ -449,6 +485,7 @@ impl<'a> Run<'a, '_> {
                 fd,
                 path: w.path,
                 tmp: w.tmp,
+                bytes: w.bytes,
             })?;
         }
         let mut synced = vec![false; pending.len()];
@@ -464,9 +501,10 @@ impl<'a> Run<'a, '_> {
                     // Wait for the other fsyncs: the error reported is the first in op order.
                     return self.collect(true);
                 }
-                Ok(Done::Synced) => {
+                Ok(Done::Synced(sha256)) => {
                     if let Ok(at) = pending.binary_search_by_key(&index, |w| w.index) {
                         synced[at] = true;
+                        self.hashes[index] = sha256;
                     }
                 }
                 // Skipped: another fsync failed, and its error is on its way.

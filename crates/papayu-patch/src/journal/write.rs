@@ -23,9 +23,9 @@ const RESERVE_PER_ENTRY: u64 = 4096;
 /// `manifest.json`. Returns the pending manifest. Nothing in the project has been touched when
 /// this returns.
 ///
-/// The manifest records every path's state before *and after* — a new file's sha256 included —
-/// and is sealed with `key`: a rollback (or a recovery after a crash) compares each path with
-/// what the transaction wrote before restoring it, and keeps what anyone else wrote.
+/// The manifest records every path's state before, and after except a new file's sha256 (it is
+/// computed while the file is synced, see [`apply_ops`](super::apply_ops), and recorded in the
+/// committed manifest, durable before any check runs); it is sealed with `key`.
 ///
 /// When the transaction replaces or deletes files, `reserve` is allocated (`fallocate`) with
 /// room for every original: the rollback frees it first, so it can write them back even when
@@ -52,7 +52,7 @@ pub(crate) fn write_journal(
     let jdir = root.open_dir(&dir)?;
     let mut pack = Vec::new();
     let mut entries = Vec::with_capacity(ops.len());
-    for (i, (p, (before_sha256, after_sha256))) in ops.iter().zip(hash_states(ops)).enumerate() {
+    for (i, (p, before_sha256)) in ops.iter().zip(hash_originals(ops)).enumerate() {
         let path = p.op.path().to_owned();
         let before = match &p.before {
             Snapshot::Absent => State::Absent,
@@ -60,7 +60,7 @@ pub(crate) fn write_journal(
                 let start = pack.len() as u64;
                 pack.extend_from_slice(bytes);
                 State::File {
-                    // `hash_states` hashes exactly the file snapshots.
+                    // `hash_originals` hashes exactly the file snapshots.
                     sha256: before_sha256.unwrap_or_default(),
                     mode: Some(*mode),
                     copy: Some((start, bytes.len() as u64)),
@@ -72,28 +72,20 @@ pub(crate) fn write_journal(
             },
         };
         let (after, tmp) = match &p.op {
-            Op::Write { mode, .. } => (
-                State::File {
-                    // ... and exactly the writes' new bytes.
-                    sha256: after_sha256.unwrap_or_default(),
-                    mode: *mode,
-                    copy: None,
-                },
-                Some(tmp_name(&header.id, i)),
-            ),
-            Op::MkDir { mode, .. } => (State::Dir { mode: *mode }, None),
+            Op::Write { .. } => (None, Some(tmp_name(&header.id, i))),
+            Op::MkDir { mode, .. } => (Some(State::Dir { mode: *mode }), None),
             Op::Symlink { target, .. } => (
-                State::Symlink {
+                Some(State::Symlink {
                     target: hex::encode(target),
-                },
+                }),
                 None,
             ),
-            Op::RemoveFile { .. } | Op::RemoveDir { .. } => (State::Absent, None),
+            Op::RemoveFile { .. } | Op::RemoveDir { .. } => (Some(State::Absent), None),
         };
         entries.push(Entry {
             path,
             before,
-            after: Some(after),
+            after,
             tmp,
         });
     }
@@ -145,55 +137,27 @@ pub(crate) fn write_journal(
     Ok(header)
 }
 
-/// Below this many bytes of file content their hashes are computed on one thread.
+/// Below this many bytes of original file content their hashes are computed on one thread.
 const PARALLEL_HASH_BYTES: usize = 1 << 20;
 
-/// For each op: the sha256 of the original file it replaces, if any, and of the new bytes it
-/// writes, if any. With enough bytes they are computed on up to four threads, in chunks of ops.
-fn hash_states(ops: &[PlannedOp<'_>]) -> Vec<(Option<String>, Option<String>)> {
-    let one = |p: &PlannedOp<'_>| {
-        let before = match &p.before {
-            Snapshot::File { bytes, .. } => Some(sha256_hex(bytes)),
-            _ => None,
-        };
-        let after = match &p.op {
-            Op::Write { bytes, .. } => Some(sha256_hex(bytes)),
-            _ => None,
-        };
-        (before, after)
+/// For each op: the sha256 of the original file it replaces, if any. With enough bytes they are
+/// computed on up to four threads, in chunks of ops.
+fn hash_originals(ops: &[PlannedOp<'_>]) -> Vec<Option<String>> {
+    let one = |p: &PlannedOp<'_>| match &p.before {
+        Snapshot::File { bytes, .. } => Some(sha256_hex(bytes)),
+        _ => None,
     };
-    let size = |p: &PlannedOp<'_>| {
-        let before = match &p.before {
-            Snapshot::File { bytes, .. } => bytes.len(),
-            _ => 0,
-        };
-        let after = match &p.op {
-            Op::Write { bytes, .. } => bytes.len(),
-            _ => 0,
-        };
-        before + after
+    let size = |p: &PlannedOp<'_>| match &p.before {
+        Snapshot::File { bytes, .. } => bytes.len(),
+        _ => 0,
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    let total: usize = ops.iter().map(size).sum();
-    if threads < 2 || total < PARALLEL_HASH_BYTES {
+    if threads < 2 || ops.iter().map(size).sum::<usize>() < PARALLEL_HASH_BYTES {
         return ops.iter().map(one).collect();
     }
-    // Chunks of about equal bytes, so one big file does not leave the other threads idle.
-    let per_thread = total.div_ceil(threads);
-    let mut chunks = Vec::new();
-    let (mut start, mut bytes) = (0, 0);
-    for (i, p) in ops.iter().enumerate() {
-        bytes += size(p);
-        if bytes >= per_thread {
-            chunks.push(&ops[start..=i]);
-            (start, bytes) = (i + 1, 0);
-        }
-    }
-    if start < ops.len() {
-        chunks.push(&ops[start..]);
-    }
+    let chunk = ops.len().div_ceil(threads);
     std::thread::scope(|scope| {
-        let mut chunks = chunks.into_iter();
+        let mut chunks = ops.chunks(chunk);
         let first = chunks.next().unwrap_or_default();
         let others: Vec<_> = chunks
             .map(|c| {

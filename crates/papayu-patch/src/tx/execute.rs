@@ -96,8 +96,9 @@ pub(super) fn execute<E: RunFailure>(
         Err(e) => {
             tracing::info!(target: "papayu", event = "APPLY_ROLLBACK", code = %e.code(), tx = %id);
             root.faults.arm(Phase::Rollback);
+            let known = journal::with_writes_known(&manifest, &ops);
             let rolled = mark_pending(root, key, &manifest)
-                .map(|()| journal::rollback(root, &manifest, Some(&touched)));
+                .map(|()| journal::rollback(root, &known, Some(&touched)));
             root.faults.arm(Phase::Off);
             return Err(match rolled {
                 Ok(rolled) => e.rolled_back(rolled),

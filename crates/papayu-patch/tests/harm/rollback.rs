@@ -359,3 +359,60 @@ fn r_a_rollback_that_cannot_finish_blocks_only_its_own_paths() {
     assert_eq!(report.rolled_back.len(), 1);
     assert_eq!(tree(root), before);
 }
+
+#[test]
+fn r_a_crash_before_the_run_recorded_its_writes_loses_no_byte() {
+    // The committed manifest (what the run wrote) is durable before the checks; a crash between
+    // the first rename and it leaves writes nothing proves are papayu's. Recovery restores the
+    // original and keeps what it replaced — here a user's edit made in that window.
+    let dir = tempfile::tempdir().unwrap();
+    write_files(dir.path(), &[("a.txt", "old\n")]);
+    let before = tree(dir.path());
+    let plan = crate::common::plan(
+        r#"{"actions":[{"kind":"UPDATE_FILE","path":"a.txt","content":"new\n"}],"summary":"s"}"#,
+        papayu_protocol::ProtocolVersion::V1,
+    );
+    let project = Project::open(dir.path()).unwrap();
+    let tx_dir = dir.path().join(".papa-yu/tx");
+    let mut journal = None;
+    project
+        .transaction(&plan)
+        .options(ApplyOptions::default().on_progress(|p| {
+            // Right after the rename, before the committed manifest: the crash.
+            if p.stage == papayu_patch::Stage::Writing && journal.is_none() {
+                let tx = std::fs::read_dir(&tx_dir)
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .find(|p| p.is_dir())
+                    .unwrap();
+                let files: Vec<_> = std::fs::read_dir(&tx)
+                    .unwrap()
+                    .map(|f| f.unwrap())
+                    .map(|f| (f.file_name(), std::fs::read(f.path()).unwrap()))
+                    .collect();
+                journal = Some((tx, files));
+            }
+        }))
+        .apply()
+        .unwrap();
+    let (tx, files) = journal.unwrap();
+    std::fs::create_dir_all(&tx).unwrap();
+    for (name, bytes) in files {
+        std::fs::write(tx.join(name), bytes).unwrap();
+    }
+    let _ = std::fs::remove_file(tx_dir.join("stack.json"));
+    std::fs::write(dir.path().join("a.txt"), "USER\n").unwrap();
+    let report = papayu_patch::recover(dir.path()).unwrap();
+    assert_eq!(report.rolled_back.len(), 1, "{report:?}");
+    assert_eq!(tree(dir.path()), before);
+    let [conflict] = &report.conflicts[..] else {
+        panic!("{report:?}")
+    };
+    let Found::Unproven { saved_to } = &conflict.found else {
+        panic!("{conflict:?}")
+    };
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(saved_to)).unwrap(),
+        "USER\n"
+    );
+}
