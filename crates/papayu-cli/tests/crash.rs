@@ -513,7 +513,7 @@ fn run_revert_trials(trials: usize, redo: bool) {
         let force = rng.next() % 2 == 1;
         let mut cmd = papayu(&project);
         cmd.arg(verb);
-        let (mut from, mut to) = (from.clone(), to.clone());
+        let (mut from, to) = (from.clone(), to.clone());
         if force {
             std::fs::write(project.join(edited), USER).unwrap();
             cmd.arg("--force");

@@ -3,9 +3,10 @@
 
 use std::os::fd::OwnedFd;
 
-use rustix::fs::{AtFlags, FlockOperation, Mode, OFlags};
+use rustix::fs::{AtFlags, FlockOperation};
 use rustix::io::Errno;
 
+use super::write::create_excl_at;
 use super::{Root, StoreResult, split_parent};
 use crate::error::{IoOp, StoreError};
 
@@ -38,13 +39,7 @@ impl Root {
             }
             Err(e) => return Err(StoreError::io(IoOp::RemoveFile, rel, e)),
         }
-        let fd = rustix::fs::openat(
-            &dir,
-            name,
-            OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o644),
-        )
-        .map_err(|e| StoreError::io(IoOp::Create, rel, e))?;
+        let (fd, _) = create_excl_at(&dir, rel, 0o644)?;
         self.write_all(&fd, bytes, rel)
     }
 

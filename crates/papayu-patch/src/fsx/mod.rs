@@ -231,15 +231,7 @@ fn node_at(dir: &OwnedFd, name: &str, rel: &str) -> StoreResult<Node> {
 }
 
 fn read_at(dir: &OwnedFd, name: &str, rel: &str) -> StoreResult<Vec<u8>> {
-    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever (a FIFO
-    // committed at `.papa-yu/tx/stack.json` hung every command); the type check below refuses
-    // it. On a regular file the flag changes nothing.
-    let fd = match rustix::fs::openat(
-        dir,
-        name,
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
-        Mode::empty(),
-    ) {
+    let fd = match open_read_at(dir, name) {
         Ok(fd) => fd,
         Err(Errno::LOOP) => {
             return Err(StoreError::escape(rel, EscapeReason::Symlink));
@@ -256,6 +248,19 @@ fn read_at(dir: &OwnedFd, name: &str, rel: &str) -> StoreResult<Vec<u8>> {
         ));
     }
     read_fd(&fd, usize::try_from(st.st_size).unwrap_or(0), rel)
+}
+
+/// Open `name` in `dir` for reading, never following a symlink, and never waiting: opening a
+/// FIFO for reading would otherwise wait for a writer forever (a FIFO committed at
+/// `.papa-yu/tx/stack.json` hung every command). Callers check it is a regular file; on one the
+/// flag changes nothing.
+fn open_read_at(dir: &OwnedFd, name: &str) -> rustix::io::Result<OwnedFd> {
+    rustix::fs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
 }
 
 /// The rest of an open file's bytes (`size`: the expected length, a capacity hint).

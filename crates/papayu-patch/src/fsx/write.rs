@@ -6,7 +6,9 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 
-use super::{Node, Root, StoreResult, node_at, parent_display, read_fd, split_parent};
+use super::{
+    Node, Root, StoreResult, node_at, open_read_at, parent_display, read_fd, split_parent,
+};
 use crate::error::{EscapeReason, IoOp, StoreError};
 
 /// What a path must hold, checked under its directory's handle immediately before papayu
@@ -169,14 +171,7 @@ impl Root {
         rel: &str,
         bytes: &[u8],
     ) -> StoreResult<OwnedFd> {
-        let (_, name) = split_parent(rel);
-        let fd = rustix::fs::openat(
-            dir,
-            name,
-            OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o644),
-        )
-        .map_err(|e| StoreError::io(IoOp::Create, rel, e))?;
+        let (fd, name) = create_excl_at(dir, rel, 0o644)?;
         self.fill_new_at(dir, fd, name, rel, bytes, None)
     }
 
@@ -190,14 +185,7 @@ impl Root {
         rel: &str,
         len: u64,
     ) -> StoreResult<Option<OwnedFd>> {
-        let (_, name) = split_parent(rel);
-        let fd = rustix::fs::openat(
-            dir,
-            name,
-            OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o600),
-        )
-        .map_err(|e| StoreError::io(IoOp::Create, rel, e))?;
+        let (fd, name) = create_excl_at(dir, rel, 0o600)?;
         let allocated = self
             .faults
             .hit(crate::fault::FaultKind::Write)
@@ -367,12 +355,7 @@ pub(crate) fn verify_at(
             Err(e) => return Err(StoreError::io(IoOp::ReadLink, rel, e)),
         },
         Expect::Bytes(_) | Expect::Sha256(_) => {
-            let fd = match rustix::fs::openat(
-                dir,
-                name,
-                OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
-                Mode::empty(),
-            ) {
+            let fd = match open_read_at(dir, name) {
                 Ok(fd) => fd,
                 Err(Errno::NOENT | Errno::LOOP | Errno::NXIO) => {
                     return Err(StoreError::changed(rel));
@@ -419,6 +402,24 @@ fn start_writeback(fd: &OwnedFd) -> std::io::Result<()> {
 #[cfg(not(target_os = "linux"))]
 fn start_writeback(_fd: &OwnedFd) -> std::io::Result<()> {
     Ok(())
+}
+
+/// Create the new file `rel` (its name in `dir`) with permission bits `mode`, never following a
+/// symlink and never opening an existing file; returns it and its name.
+pub(super) fn create_excl_at<'r>(
+    dir: &OwnedFd,
+    rel: &'r str,
+    mode: u32,
+) -> StoreResult<(OwnedFd, &'r str)> {
+    let (_, name) = split_parent(rel);
+    let fd = rustix::fs::openat(
+        dir,
+        name,
+        OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(mode),
+    )
+    .map_err(|e| StoreError::io(IoOp::Create, rel, e))?;
+    Ok((fd, name))
 }
 
 /// Allocate `len` bytes to `fd`: `Ok(false)` where the filesystem cannot without writing them.
