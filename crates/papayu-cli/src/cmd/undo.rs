@@ -44,8 +44,9 @@ pub fn step(global: &Global, force: bool, redo: bool) -> Result<Exit> {
                         r.tx_id
                     );
                 }
+                // What --force replaced is kept: say where.
                 for d in &r.displaced {
-                    println!("replaced `{}`: {d}", d.path);
+                    println!("{d}");
                 }
             }
             Ok(Exit::Ok)

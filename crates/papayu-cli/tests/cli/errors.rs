@@ -68,3 +68,40 @@ fn a_locked_project_shows_err_locked_once_in_front() {
     assert_eq!(line.matches("ERR_LOCKED").count(), 1, "{line}");
     assert!(line.contains("another papayu"), "{line}");
 }
+
+#[test]
+fn undo_force_says_where_the_users_version_went() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("plan.json"),
+        r#"{"actions":[{"kind":"CREATE_FILE","path":"b.txt","content":"b\n"}],"summary":"s"}"#,
+    )
+    .unwrap();
+    let applied = papayu(
+        dir.path(),
+        &["apply-plan", "--yes", "--no-check", "plan.json"],
+    );
+    assert_eq!(applied.code, 0, "{}", applied.stderr);
+    std::fs::write(dir.path().join("b.txt"), "mine\n").unwrap();
+    let refused = papayu(dir.path(), &["undo"]);
+    assert_eq!(refused.code, 4, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("ERR_UNDO_CONFLICT"),
+        "{}",
+        refused.stderr
+    );
+    let forced = papayu(dir.path(), &["undo", "--force"]);
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    let line = forced
+        .stdout
+        .lines()
+        .find(|l| l.contains(".papa-yu/displaced/"))
+        .unwrap_or_else(|| panic!("{}", forced.stdout));
+    assert!(line.contains("`b.txt`"), "{line}");
+    let saved = line.rsplit('`').nth(1).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(saved)).unwrap(),
+        "mine\n"
+    );
+    assert!(!dir.path().join("b.txt").exists());
+}

@@ -158,7 +158,10 @@ fn remove_foreign<'p>(
 ) -> Result<(), StoreError> {
     for name in root.list(dir)? {
         let child = format!("{dir}/{name}");
-        if m.entries.iter().any(|e| e.path == child) {
+        // A name papayu never writes stays (and so does the directory: the undo then stops,
+        // changing nothing).
+        if m.entries.iter().any(|e| e.path == child) || crate::plan::protected_by(&child).is_some()
+        {
             continue;
         }
         let before = Snapshot::read(root, &child)?;
