@@ -112,8 +112,18 @@ fn agent_mut(slot: &mut AgentSlot) -> Result<&mut Agent, ApiError> {
 }
 
 impl App {
-    /// The app for a frontend.
+    /// The app for a frontend. It names the user's journal key file
+    /// (`<config_dir>/papayu/journal.key`, see [`papayu_patch::use_journal_key_file`]) for the
+    /// process, as the CLI does: the journals either writes are recovered and undone by the
+    /// other.
     pub fn new(options: AppOptions) -> App {
+        papayu_patch::use_journal_key_file(
+            options
+                .config_dir
+                .as_std_path()
+                .join("papayu")
+                .join("journal.key"),
+        );
         App {
             inner: Arc::new(Inner {
                 store: Store::new(options.config_dir.clone()),

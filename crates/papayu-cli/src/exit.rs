@@ -65,7 +65,8 @@ impl From<ErrorCode> for Exit {
             | C::FileExists
             | C::CheckFailed
             | C::PathEscapesRoot
-            | C::UndoConflict => Exit::RolledBack,
+            | C::UndoConflict
+            | C::RollbackConflict => Exit::RolledBack,
             C::LlmConfig | C::InvalidConfig | C::ModelNotFound | C::ModelInvalid => Exit::Usage,
             _ => Exit::Failure,
         }

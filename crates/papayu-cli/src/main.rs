@@ -89,6 +89,12 @@ fn main() -> ExitCode {
         }
     };
     global::init_tracing(&cli.global);
+    // Journals are trusted only when sealed with this user's key (created on first use).
+    papayu_patch::use_journal_key_file(
+        cmd::session::config_dir()
+            .join("papayu")
+            .join("journal.key"),
+    );
     let result = match &cli.command {
         Command::Plan(args) => cmd::plan::run(args, &cli.global),
         Command::Apply(args) => cmd::apply::run(args, &cli.global),

@@ -11,6 +11,7 @@ mod fsx;
 mod journal;
 mod lock;
 mod plan;
+mod state;
 mod tx;
 
 pub use checks::{
@@ -22,16 +23,21 @@ pub use error::{
     ApplyError, Direction, EscapeReason, HistoryError, InvalidAction, IoOp, JournalFault,
     OpenError, RecoverError, StoreError, UndoError,
 };
-pub use journal::{ActionRecord, RecoveryReport, TxKind};
+pub use journal::{
+    ActionRecord, Displaced, FOREIGN_LISTED, Found, JournalKey, KeyError, LeftAlone,
+    RecoveryReport, RollbackConflict, TxKind, Unfinished, use_journal_key_file,
+};
+pub use state::read_state_file;
 pub use tx::{
     ActionError, ApplyOptions, ApplyReport, DEFAULT_CHECK_TIMEOUT, DEFAULT_UNDO_DEPTH, FileDiff,
     History, HistoryEntry, HunkPlacement, Preview, Progress, Project, Stage, Summary, Transaction,
-    recover,
+    recover, recover_with_key,
 };
 
 /// Test seam for I/O fault injection (only with the `fault-injection` feature).
 #[cfg(any(test, feature = "fault-injection"))]
 #[doc(hidden)]
 pub mod faults {
-    pub use crate::fault::{FaultKind, FaultPlan};
+    pub use crate::fault::{FaultKind, FaultPlan, RollbackFault};
+    pub use crate::tx::recover_injecting;
 }

@@ -1,32 +1,30 @@
-//! The project lock `.papa-yu/lock` (SPEC §5.2 step 1).
+//! The project lock (SPEC §5.2 step 1): an exclusive `flock` on the `.papa-yu/` directory.
 //!
-//! Created atomically with its content (a temporary file hard-linked to the name, which fails
-//! when the name exists: the `O_CREAT|O_EXCL` of SPEC §5.2 without an empty moment); holds the
-//! owner's pid and its start time (from `/proc/<pid>/stat`) so a lock left by a dead process —
-//! or by a recycled pid — is recognised as stale and reclaimed. Reclaims are serialised by an
-//! `flock` on `.papa-yu/lock.reclaim`, so a reclaimer never removes a lock another process took
-//! after the stale one was read.
-//!
-//! The lock is never fsynced: it excludes live processes, and `O_EXCL` creation and removal are
-//! atomic in the kernel's view of the directory whether or not they reach the disk. After a
-//! crash its holder is dead, so whatever the disk kept — no lock file, an empty one (nothing
-//! parses: stale), or the full one naming a dead pid — is reclaimed. Syncing it cost three
-//! serial fsyncs per lock taken (create: file and directory; release: directory) and protected
-//! nothing.
+//! The kernel releases an `flock` when its holder dies, so no lock is ever stale: whatever is
+//! left on disk — a note from a crashed run, a `.papa-yu/lock` committed to a repository with
+//! `pid=1`, a FIFO put there — means nothing. Taking it writes no data (it works on a full disk)
+//! and cannot be blocked by what sits at any path. `.papa-yu/lock` is only a note naming the
+//! holder (pid and start time) for the `ERR_LOCKED` message of the others; it is written after
+//! the lock is taken, best effort, never fsynced, and removed on release. Each acquisition
+//! opens the directory anew, so two threads of one process (`papayu ui`) exclude each other
+//! like two processes.
 
 use camino::Utf8PathBuf;
 
 use crate::error::StoreError;
 use crate::fsx::Root;
+use crate::state::{STATE_DIR, ensure_state_dir};
 
+/// The note naming the lock's holder.
 pub(crate) const LOCK: &str = ".papa-yu/lock";
-/// Serialises stale-lock reclaims (an `flock`, never removed; empty).
-const RECLAIM: &str = ".papa-yu/lock.reclaim";
 
 /// A held lock; released on drop.
 pub(crate) struct LockGuard<'r> {
     root: &'r Root,
-    content: Vec<u8>,
+    /// The flocked `.papa-yu/` directory: closing it releases the lock.
+    _held: std::os::fd::OwnedFd,
+    /// The note written, if it could be.
+    note: Option<Vec<u8>>,
 }
 
 fn proc_stat(pid: u32) -> Option<(char, u64)> {
@@ -54,7 +52,7 @@ fn parse(content: &[u8]) -> Option<(u32, u64)> {
     pid.map(|p| (p, start))
 }
 
-/// Whether the process that wrote a lock is still running.
+/// Whether the process a note names is still running (a note may be older than the lock).
 fn holder_alive(pid: u32, start: u64) -> bool {
     let Some(p) = i32::try_from(pid)
         .ok()
@@ -73,57 +71,50 @@ fn holder_alive(pid: u32, start: u64) -> bool {
     }
 }
 
+/// The holder the note names, for the message (0 when it names no live process: the holder
+/// has not written it yet, or could not).
+fn holder(root: &Root) -> u32 {
+    match root.read(LOCK).ok().as_deref().and_then(parse) {
+        Some((pid, start)) if holder_alive(pid, start) => pid,
+        _ => 0,
+    }
+}
+
 pub(crate) fn acquire(root: &Root) -> Result<LockGuard<'_>, StoreError> {
-    root.ensure_dirs(".papa-yu")?;
+    ensure_state_dir(root)?;
+    let Some(held) = root.try_flock_dir(STATE_DIR)? else {
+        return Err(StoreError::Locked {
+            pid: holder(root),
+            lock: lock_path(root),
+        });
+    };
     let pid = std::process::id();
     let start = proc_stat(pid).map_or(0, |(_, s)| s);
     let content = format!("pid={pid}\nstart={start}\n").into_bytes();
-    for _ in 0..3 {
-        if root.create_exclusive_unsynced(LOCK, &content)? {
-            return Ok(LockGuard { root, content });
+    let note = match root.replace_unsynced(LOCK, &content) {
+        Ok(()) => Some(content),
+        Err(e) => {
+            // Only the others' message loses the pid (a full disk, say): the lock is held.
+            tracing::debug!(error = %e, "could not write the lock note");
+            None
         }
-        let existing = match root.read(LOCK) {
-            Ok(c) => c,
-            // Released between our create and read: try again.
-            Err(e) if e.is_not_found() => continue,
-            Err(e) => return Err(e),
-        };
-        match parse(&existing) {
-            Some((holder, s)) if holder_alive(holder, s) => {
-                return Err(StoreError::Locked {
-                    pid: holder,
-                    lock: lock_path(root),
-                });
-            }
-            _ => {
-                tracing::warn!(lock = %String::from_utf8_lossy(&existing).trim(), "reclaiming a stale project lock");
-                // Re-read and remove under RECLAIM's flock: the lock is removed only if it
-                // still holds the stale content, and no other reclaimer can remove a lock
-                // taken in between by a live process (its content names that process).
-                root.with_flock(RECLAIM, || {
-                    if root.read(LOCK).ok().as_deref() == Some(&existing[..]) {
-                        root.remove_file_unsynced(LOCK)
-                    } else {
-                        Ok(())
-                    }
-                })??;
-            }
-        }
-    }
-    Err(StoreError::Locked {
-        pid: 0,
-        lock: lock_path(root),
+    };
+    Ok(LockGuard {
+        root,
+        _held: held,
+        note,
     })
 }
 
-/// The lock file, as the error shows it.
+/// The lock's note, as the error shows it.
 fn lock_path(root: &Root) -> Utf8PathBuf {
     Utf8PathBuf::from(root.path().join(LOCK).to_string_lossy().into_owned())
 }
 
 impl Drop for LockGuard<'_> {
     fn drop(&mut self) {
-        if self.root.read(LOCK).ok().as_deref() == Some(&self.content[..]) {
+        // Still holding the lock, so the note is ours unless someone wrote over it by hand.
+        if self.note.is_some() && self.root.read(LOCK).ok() == self.note {
             let _ = self.root.remove_file_unsynced(LOCK);
         }
     }

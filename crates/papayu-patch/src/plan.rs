@@ -58,9 +58,10 @@ pub(crate) fn revalidate(version: ProtocolVersion, a: &ValidatedAction) -> Resul
         Ok(p) if p == a.path => {}
         Ok(_) | Err(_) => return Err(invalid(a, InvalidAction::NotCanonical)),
     }
-    let first = a.path.segments().next().unwrap_or_default().to_lowercase();
-    if first == ".papa-yu" || first == ".git" {
-        return Err(invalid(a, InvalidAction::StateDir { dir: first }));
+    // The full rule set, aliases included (`.GIT`, `.git.`, `GIT~1`, `.g\u{200c}it`, …): a
+    // first-segment comparison once let those through.
+    if let Some(rule) = POLICY.protected_by(&a.path) {
+        return Err(invalid(a, InvalidAction::Protected { rule }));
     }
     Ok(())
 }
@@ -494,13 +495,18 @@ impl<'p> Ctx<'_, 'p> {
     }
 }
 
-/// The built-in protection rule `path` falls under, if any (a name that is not even a valid
-/// relative path is treated as protected: papayu does not delete what it cannot name safely).
-fn protected_by(path: &str) -> Option<String> {
-    static POLICY: std::sync::LazyLock<papayu_validate::Policy> =
-        std::sync::LazyLock::new(papayu_validate::Policy::default);
+/// The built-in rules: what no plan, rollback or undo ever writes.
+static POLICY: std::sync::LazyLock<papayu_validate::Policy> =
+    std::sync::LazyLock::new(papayu_validate::Policy::default);
+
+/// Why papayu must not write `path` — a plan's or a journal's — if it must not: the built-in
+/// protection rule it falls under (`.git/`, `.papa-yu/` and their HFS+/NTFS/8.3 aliases,
+/// secrets), or that it is not a canonical relative path (papayu does not touch what it cannot
+/// name safely).
+pub(crate) fn protected_by(path: &str) -> Option<String> {
     match RelPath::parse(path) {
-        Ok(rel) => POLICY.protected_by(&rel),
+        Ok(rel) if rel.as_str() == path => POLICY.protected_by(&rel),
+        Ok(_) => Some("not in canonical form".to_owned()),
         Err(e) => Some(format!("unsafe name: {}", e.message)),
     }
 }

@@ -13,6 +13,7 @@ mod engine;
 mod errors;
 mod faults;
 mod fixtures;
+mod harm;
 mod symlinks;
 mod transaction;
 mod undo;

@@ -114,3 +114,17 @@ pub fn write_files(root: &Path, files: &[(&str, &str)]) {
 pub fn sha(bytes: &[u8]) -> String {
     papayu_protocol::sha256_hex(bytes)
 }
+
+/// Hold the project lock as another live papayu would: an `flock` on `.papa-yu/` and the note
+/// naming this process. Released when the returned handle is dropped.
+pub fn hold_lock(root: &Path) -> std::fs::File {
+    std::fs::create_dir_all(root.join(".papa-yu")).unwrap();
+    let dir = std::fs::File::open(root.join(".papa-yu")).unwrap();
+    rustix::fs::flock(&dir, rustix::fs::FlockOperation::NonBlockingLockExclusive).unwrap();
+    std::fs::write(
+        root.join(".papa-yu/lock"),
+        format!("pid={}\nstart=0\n", std::process::id()),
+    )
+    .unwrap();
+    dir
+}

@@ -51,11 +51,7 @@ fn an_action_error_names_the_action_by_its_validated_path() {
 fn a_held_lock_is_a_store_error_naming_its_holder() {
     let dir = tempfile::tempdir().unwrap();
     let project = Project::open(dir.path()).unwrap();
-    std::fs::write(
-        dir.path().join(".papa-yu/lock"),
-        format!("pid={}\nstart=0\n", std::process::id()),
-    )
-    .unwrap();
+    let _held = crate::common::hold_lock(dir.path());
     let err = Project::open(dir.path()).unwrap_err();
     match &err {
         OpenError::Store(StoreError::Locked { pid, lock }) => {

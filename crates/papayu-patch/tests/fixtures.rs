@@ -135,6 +135,8 @@ fn every_error_code_of_section_5_has_a_fixture_or_a_test() {
             "ERR_UNDO_CONFLICT",
             "ERR_NOTHING_TO_UNDO",
             "ERR_IO",
+            // harm::rollback
+            "ERR_ROLLBACK_CONFLICT",
         ]
         .map(String::from),
     );
@@ -150,6 +152,7 @@ fn every_error_code_of_section_5_has_a_fixture_or_a_test() {
         "ERR_FILE_EXISTS",
         "ERR_CHECK_FAILED",
         "ERR_UNDO_CONFLICT",
+        "ERR_ROLLBACK_CONFLICT",
         "ERR_PATH_ESCAPES_ROOT",
         "ERR_RANGE_INVALID",
         "ERR_V2_UPDATE_EXISTING_FORBIDDEN",

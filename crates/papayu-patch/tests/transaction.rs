@@ -5,7 +5,7 @@ use std::os::unix::fs::PermissionsExt;
 use papayu_patch::{ApplyOptions, Project, Stage};
 use papayu_protocol::ErrorCode;
 
-use crate::common::{Node, plan, sha, tree, v2, write_files};
+use crate::common::{Node, hold_lock, plan, sha, tree, v2, write_files};
 
 #[test]
 fn preview_writes_nothing_and_matches_apply() {
@@ -113,18 +113,16 @@ fn second_papayu_gets_err_locked_and_a_stale_lock_is_reclaimed() {
     let project = Project::open(dir.path()).unwrap();
     let plan =
         v2(r#"{"actions":[{"kind":"CREATE_FILE","path":"a.txt","content":"a\n"}],"summary":"s"}"#);
-    // A live holder: this very process (as another papayu instance would be).
-    std::fs::write(
-        dir.path().join(".papa-yu/lock"),
-        format!("pid={}\nstart=0\n", std::process::id()),
-    )
-    .unwrap();
+    // A live holder: this very process, through another open file description (as another
+    // papayu instance would be).
+    let held = hold_lock(dir.path());
     let err = project.transaction(&plan).apply().unwrap_err();
     assert_eq!(err.code(), ErrorCode::Locked);
     assert_eq!(
         Project::open(dir.path()).unwrap_err().code(),
         ErrorCode::Locked
     );
+    drop(held);
     // A dead holder: a child that has exited and been reaped.
     let mut child = std::process::Command::new("true").spawn().unwrap();
     let dead = child.id();

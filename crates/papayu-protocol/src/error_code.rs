@@ -121,6 +121,10 @@ error_codes! {
     CheckFailed = "ERR_CHECK_FAILED",
     /// Files changed since the transaction being undone or redone.
     UndoConflict = "ERR_UNDO_CONFLICT",
+    /// A rollback found content papayu did not write (a file edited or re-created while the
+    /// transaction ran, files added to a directory it created): that content was kept in place,
+    /// and the original it would have restored saved under `.papa-yu/conflicts/<tx>/`.
+    RollbackConflict = "ERR_ROLLBACK_CONFLICT",
     /// Nothing on the undo (or redo) stack.
     NothingToUndo = "ERR_NOTHING_TO_UNDO",
     /// A filesystem operation failed (the message names the path).

@@ -3,32 +3,65 @@
 use anyhow::Result;
 use serde_json::json;
 
+use papayu_protocol::ErrorCode;
+
 use crate::cmd::apply_plan::report_error;
-use crate::exit::Exit;
+use crate::exit::{Exit, with_code};
 use crate::global::Global;
 
 /// Roll back any transaction a crash left unfinished.
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
-/// Exit 0 when the project is consistent afterwards.
+/// Exit 0 when every unfinished transaction is rolled back (paths kept as the user left them,
+/// with the originals set aside, and journals left alone are reported but do not fail it), 1
+/// when a rollback could not finish (retried by the next run).
 pub fn run(_args: &Args, global: &Global) -> Result<Exit> {
     let root = global.project_root()?;
-    match papayu_patch::recover(&root) {
-        Ok(r) => {
-            if global.json {
-                println!("{}", json!({"ok": true, "recovery": r}));
-            } else if r.rolled_back.is_empty() && r.discarded.is_empty() {
-                println!("nothing to recover");
-            } else {
-                println!(
-                    "rolled back {} unfinished transaction(s), discarded {} incomplete journal(s)",
-                    r.rolled_back.len(),
-                    r.discarded.len()
-                );
-            }
-            Ok(Exit::Ok)
-        }
-        Err(e) => report_error(&e, global),
+    let r = match papayu_patch::recover(&root) {
+        Ok(r) => r,
+        Err(e) => return report_error(&e, global),
+    };
+    let exit = if r.is_complete() {
+        Exit::Ok
+    } else {
+        Exit::Failure
+    };
+    if global.json {
+        println!("{}", json!({"ok": r.is_complete(), "recovery": r}));
+        return Ok(exit);
     }
+    if r == papayu_patch::RecoveryReport::default() {
+        println!("nothing to recover");
+        return Ok(exit);
+    }
+    if !r.rolled_back.is_empty() || !r.discarded.is_empty() {
+        println!(
+            "rolled back {} unfinished transaction(s), discarded {} incomplete journal(s)",
+            r.rolled_back.len(),
+            r.discarded.len()
+        );
+    }
+    for c in &r.conflicts {
+        eprintln!(
+            "papayu: {}",
+            with_code(ErrorCode::RollbackConflict, &c.to_string())
+        );
+    }
+    for l in &r.left_alone {
+        eprintln!("papayu: left alone `{}`: {}", l.dir, l.reason);
+    }
+    for u in &r.unfinished {
+        eprintln!(
+            "papayu: {}",
+            with_code(
+                u.code,
+                &format!(
+                    "the rollback of {} did not finish: {}; run `papayu recover` again once that is fixed",
+                    u.tx_id, u.error
+                )
+            )
+        );
+    }
+    Ok(exit)
 }

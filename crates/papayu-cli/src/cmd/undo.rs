@@ -31,14 +31,23 @@ pub fn step(global: &Global, force: bool, redo: bool) -> Result<Exit> {
     match result {
         Ok(r) => {
             if global.json {
-                println!("{}", json!({"ok": true, "tx_id": r.tx_id}));
-            } else if redo {
-                println!("redone (as transaction {})", r.tx_id);
-            } else {
                 println!(
-                    "undone (as transaction {}; `papayu redo` re-applies)",
-                    r.tx_id
+                    "{}",
+                    json!({"ok": true, "tx_id": r.tx_id, "displaced": r.displaced})
                 );
+            } else {
+                if redo {
+                    println!("redone (as transaction {})", r.tx_id);
+                } else {
+                    println!(
+                        "undone (as transaction {}; `papayu redo` re-applies)",
+                        r.tx_id
+                    );
+                }
+                // What --force replaced is kept: say where.
+                for d in &r.displaced {
+                    println!("{d}");
+                }
             }
             Ok(Exit::Ok)
         }

@@ -38,10 +38,24 @@ pub fn load_policy(explicit: Option<&Path>, project: Option<&Path>) -> Result<Po
         (None, Some(root)) => root.join(".papa-yu/policy.json"),
         (None, None) => PathBuf::from(".papa-yu/policy.json"),
     };
-    if explicit.is_none() && !path.exists() {
-        return Ok(Policy::default());
-    }
-    let text = read_input(&path)?;
+    let text = if explicit.is_some() {
+        read_input(&path)?
+    } else {
+        // The project's own file may have come with a clone: never follow a symlink there, nor
+        // wait on a FIFO.
+        match papayu_patch::read_state_file(&path) {
+            Ok(text) => text,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) =>
+            {
+                return Ok(Policy::default());
+            }
+            Err(e) => return Err(UsageError(e.to_string()).into()),
+        }
+    };
     Policy::from_json(&text).map_err(|e| UsageError(format!("{}: {e}", path.display())).into())
 }
 

@@ -41,7 +41,18 @@ fn a_blocked_action_shows_its_code_once() {
 fn a_locked_project_shows_err_locked_once_in_front() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join(".papa-yu")).unwrap();
-    // A live holder: this test process.
+    // A live holder: this test process, holding the lock as papayu does (an flock on
+    // `.papa-yu/`, and the note naming it).
+    let held = std::fs::File::open(dir.path().join(".papa-yu")).unwrap();
+    #[allow(unsafe_code)]
+    // SAFETY: `held` is an open descriptor for the whole call; flock takes no pointers.
+    let rc = unsafe {
+        libc::flock(
+            std::os::fd::AsRawFd::as_raw_fd(&held),
+            libc::LOCK_EX | libc::LOCK_NB,
+        )
+    };
+    assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
     std::fs::write(
         dir.path().join(".papa-yu/lock"),
         format!("pid={}\nstart=0\n", std::process::id()),
@@ -56,4 +67,41 @@ fn a_locked_project_shows_err_locked_once_in_front() {
     );
     assert_eq!(line.matches("ERR_LOCKED").count(), 1, "{line}");
     assert!(line.contains("another papayu"), "{line}");
+}
+
+#[test]
+fn undo_force_says_where_the_users_version_went() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("plan.json"),
+        r#"{"actions":[{"kind":"CREATE_FILE","path":"b.txt","content":"b\n"}],"summary":"s"}"#,
+    )
+    .unwrap();
+    let applied = papayu(
+        dir.path(),
+        &["apply-plan", "--yes", "--no-check", "plan.json"],
+    );
+    assert_eq!(applied.code, 0, "{}", applied.stderr);
+    std::fs::write(dir.path().join("b.txt"), "mine\n").unwrap();
+    let refused = papayu(dir.path(), &["undo"]);
+    assert_eq!(refused.code, 4, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("ERR_UNDO_CONFLICT"),
+        "{}",
+        refused.stderr
+    );
+    let forced = papayu(dir.path(), &["undo", "--force"]);
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    let line = forced
+        .stdout
+        .lines()
+        .find(|l| l.contains(".papa-yu/displaced/"))
+        .unwrap_or_else(|| panic!("{}", forced.stdout));
+    assert!(line.contains("`b.txt`"), "{line}");
+    let saved = line.rsplit('`').nth(1).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(saved)).unwrap(),
+        "mine\n"
+    );
+    assert!(!dir.path().join("b.txt").exists());
 }

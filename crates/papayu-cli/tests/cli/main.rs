@@ -26,11 +26,19 @@ pub struct Run {
     pub stderr: String,
 }
 
+/// One user configuration directory for every run (papayu keeps the user's journal key there),
+/// outside the user's own.
+fn config_home() -> &'static Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().unwrap()).path()
+}
+
 /// Run the real binary with `args` in `dir`, with a clean papayu environment.
 pub fn papayu(dir: &Path, args: &[&str]) -> Run {
     let out = Command::new(env!("CARGO_BIN_EXE_papayu"))
         .args(args)
         .current_dir(dir)
+        .env("XDG_CONFIG_HOME", config_home())
         .env_remove("PAPAYU_PROTOCOL_VERSION")
         .env_remove("PAPAYU_PROTOCOL_DEFAULT")
         .env_remove("RUST_LOG")

@@ -182,3 +182,41 @@ fn project_policy_file_is_honoured() {
     assert_eq!(bad.code, 2, "{}{}", bad.stdout, bad.stderr);
     assert!(bad.stderr.contains("policy.json"), "{}", bad.stderr);
 }
+
+#[test]
+fn r_a_fifo_at_the_project_policy_blocks_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".papa-yu")).unwrap();
+    std::fs::write(
+        dir.path().join("plan.json"),
+        r#"{"actions":[{"kind":"CREATE_FILE","path":"a.rs","content":"x"}]}"#,
+    )
+    .unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path().join(".papa-yu/policy.json"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_papayu"))
+        .args(["validate", "plan.json"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            child.kill().unwrap();
+            panic!("papayu validate blocked on a FIFO policy.json");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+}

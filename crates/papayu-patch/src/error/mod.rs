@@ -10,6 +10,7 @@ use papayu_validate::RelPath;
 
 use crate::checks::CheckReport;
 use crate::engine::EngineError;
+use crate::journal::{RollbackConflict, Rolled};
 
 pub use store::{EscapeReason, IoOp, JournalFault, StoreError};
 
@@ -156,16 +157,29 @@ pub enum ApplyError {
     /// transaction was rolled back before this was returned.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// The apply failed, and so did the rollback: the journal was kept and [`crate::recover`]
-    /// (run by every entry point) will finish the rollback.
+    /// The apply failed, and so did a step of the rollback: every other path was rolled back,
+    /// the journal was kept and [`crate::recover`] (run by every entry point) will finish it.
     #[error(
-        "{error}; rollback incomplete ({rollback}); the journal was kept and the next papayu run will finish it"
+        "{error}; rollback incomplete ({rollback}){}; the journal was kept and the next papayu run will finish it",
+        conflict_list(conflicts)
     )]
     RollbackFailed {
         /// The original failure.
         error: Box<ApplyError>,
         /// Why the rollback did not finish.
         rollback: StoreError,
+        /// Paths the rollback left as someone else wrote them.
+        conflicts: Vec<RollbackConflict>,
+    },
+    /// The apply failed and was rolled back, except where a path held content it did not write
+    /// (`ERR_ROLLBACK_CONFLICT`): that content was kept, and each original saved under
+    /// `.papa-yu/conflicts/`.
+    #[error("rolled back, except{}\n{error}", conflict_list(conflicts))]
+    RollbackConflict {
+        /// The original failure.
+        error: Box<ApplyError>,
+        /// The paths kept as someone else wrote them (never empty).
+        conflicts: Vec<RollbackConflict>,
     },
 }
 
@@ -181,6 +195,7 @@ impl ApplyError {
             ApplyError::Cancelled => ErrorCode::Cancelled,
             ApplyError::Store(e) => e.code(),
             ApplyError::RollbackFailed { error, .. } => error.code(),
+            ApplyError::RollbackConflict { .. } => ErrorCode::RollbackConflict,
         }
     }
 
@@ -193,6 +208,9 @@ impl ApplyError {
             | ApplyError::UpdateExistingForbidden { path, .. } => Some(path.as_str()),
             ApplyError::Store(e) => e.path(),
             ApplyError::RollbackFailed { error, .. } => error.path(),
+            ApplyError::RollbackConflict { conflicts, .. } => {
+                conflicts.first().map(|c| c.path.as_str())
+            }
             ApplyError::CheckFailed(_) | ApplyError::Cancelled => None,
         }
     }
@@ -219,11 +237,12 @@ pub enum InvalidAction {
     /// The path is not in canonical form (`ERR_INVALID_PATH`).
     #[error("the path is not in canonical form")]
     NotCanonical,
-    /// The path lies in papayu's state or git's, which no plan writes (`ERR_PROTECTED_PATH`).
-    #[error("`{dir}/` is never written by a plan")]
-    StateDir {
-        /// `.papa-yu` or `.git`, as lower case.
-        dir: String,
+    /// The path is protected — papayu's state or git's (in any spelling a filesystem reads as
+    /// them), a secret — and no plan writes it (`ERR_PROTECTED_PATH`).
+    #[error("protected by `{rule}`: no plan writes it")]
+    Protected {
+        /// The protection rule it falls under.
+        rule: String,
     },
     /// A DELETE_DIR would remove a protected file below it (`ERR_PROTECTED_PATH`).
     #[error(
@@ -247,7 +266,7 @@ impl InvalidAction {
                 ErrorCode::UnknownKind
             }
             InvalidAction::NotCanonical => ErrorCode::InvalidPath,
-            InvalidAction::StateDir { .. } | InvalidAction::ProtectedBelow { .. } => {
+            InvalidAction::Protected { .. } | InvalidAction::ProtectedBelow { .. } => {
                 ErrorCode::ProtectedPath
             }
         }
@@ -298,16 +317,29 @@ pub enum UndoError {
     /// The project lock, its files or the journal.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// The undo/redo failed, and so did its rollback: the journal was kept and
-    /// [`crate::recover`] will finish the rollback.
+    /// The undo/redo failed, and so did a step of its rollback: every other path was rolled
+    /// back, the journal was kept and [`crate::recover`] will finish it.
     #[error(
-        "{error}; rollback incomplete ({rollback}); the journal was kept and the next papayu run will finish it"
+        "{error}; rollback incomplete ({rollback}){}; the journal was kept and the next papayu run will finish it",
+        conflict_list(conflicts)
     )]
     RollbackFailed {
         /// The original failure.
         error: Box<UndoError>,
         /// Why the rollback did not finish.
         rollback: StoreError,
+        /// Paths the rollback left as someone else wrote them.
+        conflicts: Vec<RollbackConflict>,
+    },
+    /// The undo/redo failed and was rolled back, except where a path held content it did not
+    /// write (`ERR_ROLLBACK_CONFLICT`): that content was kept, each original saved under
+    /// `.papa-yu/conflicts/`.
+    #[error("rolled back, except{}\n{error}", conflict_list(conflicts))]
+    RollbackConflict {
+        /// The original failure.
+        error: Box<UndoError>,
+        /// The paths kept as someone else wrote them (never empty).
+        conflicts: Vec<RollbackConflict>,
     },
 }
 
@@ -321,6 +353,7 @@ impl UndoError {
             UndoError::Cancelled => ErrorCode::Cancelled,
             UndoError::Store(e) => e.code(),
             UndoError::RollbackFailed { error, .. } => error.code(),
+            UndoError::RollbackConflict { .. } => ErrorCode::RollbackConflict,
         }
     }
 
@@ -329,12 +362,24 @@ impl UndoError {
         match self {
             UndoError::Store(e) => e.path(),
             UndoError::RollbackFailed { error, .. } => error.path(),
+            UndoError::RollbackConflict { conflicts, .. } => {
+                conflicts.first().map(|c| c.path.as_str())
+            }
             UndoError::NothingToUndo { .. }
             | UndoError::Conflict { .. }
             | UndoError::CheckFailed(_)
             | UndoError::Cancelled => None,
         }
     }
+}
+
+/// ": `a.txt` changed …; `b/` holds …" (empty for none).
+fn conflict_list(conflicts: &[RollbackConflict]) -> String {
+    conflicts
+        .iter()
+        .map(|c| format!(": {c}"))
+        .collect::<Vec<_>>()
+        .join(";")
 }
 
 /// "`cargo check` exited with 101": the first line of a failed check's error.
@@ -350,8 +395,19 @@ fn check_line(report: &CheckReport) -> String {
 pub(crate) trait RunFailure: From<StoreError> + std::fmt::Display {
     fn check_failed(report: CheckReport) -> Self;
     fn cancelled() -> Self;
-    fn rollback_failed(self, rollback: StoreError) -> Self;
+    /// This failure, with what its rollback did: an unfinished step or conflicts wrap it.
+    fn rolled_back(self, rolled: Rolled) -> Self;
     fn code(&self) -> ErrorCode;
+
+    fn rollback_failed(self, rollback: StoreError) -> Self
+    where
+        Self: Sized,
+    {
+        self.rolled_back(Rolled {
+            conflicts: Vec::new(),
+            failed: Some(rollback),
+        })
+    }
 }
 
 /// The two operations whose errors a journaled run can have.
@@ -366,10 +422,18 @@ macro_rules! run_failure {
                 $error::Cancelled
             }
 
-            fn rollback_failed(self, rollback: StoreError) -> Self {
-                $error::RollbackFailed {
-                    error: Box::new(self),
-                    rollback,
+            fn rolled_back(self, rolled: Rolled) -> Self {
+                match rolled.failed {
+                    Some(rollback) => $error::RollbackFailed {
+                        error: Box::new(self),
+                        rollback,
+                        conflicts: rolled.conflicts,
+                    },
+                    None if rolled.conflicts.is_empty() => self,
+                    None => $error::RollbackConflict {
+                        error: Box::new(self),
+                        conflicts: rolled.conflicts,
+                    },
                 }
             }
 

@@ -38,6 +38,27 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    /// A path no longer held what the transaction computed its change from (a user edited,
+    /// created or removed it while the transaction ran): the transaction stopped before
+    /// writing over it (`ERR_BASE_MISMATCH`) and was rolled back.
+    #[error("`{path}` changed on disk while the transaction ran; nothing was written over it")]
+    Changed {
+        /// The path (relative to the root).
+        path: String,
+    },
+    /// The path belongs to a transaction whose rollback did not finish: no new transaction
+    /// touches it until `recover` has finished that rollback.
+    #[error(
+        "`{path}` is part of transaction {tx_id}, whose rollback did not finish ({error}); remove the cause and run `papayu recover`"
+    )]
+    Unfinished {
+        /// The path (relative to the root).
+        path: String,
+        /// The transaction.
+        tx_id: String,
+        /// What stopped its rollback.
+        error: String,
+    },
     /// A journal file under `.papa-yu/tx/` is unreadable or does not verify; it was left in
     /// place.
     #[error("journal `{path}`: {fault}")]
@@ -51,12 +72,15 @@ pub enum StoreError {
 }
 
 impl StoreError {
-    /// The stable code: `ERR_LOCKED`, `ERR_PATH_ESCAPES_ROOT` or `ERR_IO`.
+    /// The stable code: `ERR_LOCKED`, `ERR_PATH_ESCAPES_ROOT`, `ERR_BASE_MISMATCH` or `ERR_IO`.
     pub fn code(&self) -> ErrorCode {
         match self {
             StoreError::Locked { .. } => ErrorCode::Locked,
+            StoreError::Changed { .. } => ErrorCode::BaseMismatch,
             StoreError::PathEscapesRoot { .. } => ErrorCode::PathEscapesRoot,
-            StoreError::Io { .. } | StoreError::Journal { .. } => ErrorCode::Io,
+            StoreError::Io { .. } | StoreError::Journal { .. } | StoreError::Unfinished { .. } => {
+                ErrorCode::Io
+            }
         }
     }
 
@@ -65,6 +89,8 @@ impl StoreError {
         match self {
             StoreError::Locked { .. } => None,
             StoreError::PathEscapesRoot { path, .. }
+            | StoreError::Changed { path }
+            | StoreError::Unfinished { path, .. }
             | StoreError::Io { path, .. }
             | StoreError::Journal { path, .. } => Some(path),
         }
@@ -110,6 +136,20 @@ impl StoreError {
         StoreError::Journal {
             path: path.into(),
             fault,
+        }
+    }
+
+    pub(crate) fn changed(path: &str) -> Self {
+        StoreError::Changed {
+            path: path.to_owned(),
+        }
+    }
+
+    /// The OS error number of an [`StoreError::Io`], if it has one.
+    pub(crate) fn raw_os_error(&self) -> Option<i32> {
+        match self {
+            StoreError::Io { source, .. } => source.raw_os_error(),
+            _ => None,
         }
     }
 
@@ -181,8 +221,12 @@ pub enum IoOp {
     RemoveFile,
     /// Removing a directory.
     RemoveDir,
-    /// Taking the lock that serialises stale-lock reclaims.
+    /// Taking the project lock.
     Flock,
+    /// Reserving the space a rollback needs.
+    Reserve,
+    /// Setting aside a copy of a user's bytes (`.papa-yu/conflicts/`, `.papa-yu/displaced/`).
+    SetAside,
     /// Journaling what a path holds before the transaction changes it.
     Journal,
     /// Restoring a path during rollback.
@@ -217,6 +261,8 @@ impl std::fmt::Display for IoOp {
             IoOp::RemoveFile => "remove file",
             IoOp::RemoveDir => "remove directory",
             IoOp::Flock => "flock",
+            IoOp::Reserve => "reserve space for",
+            IoOp::SetAside => "set aside",
             IoOp::Journal => "journal",
             IoOp::Restore => "restore",
             IoOp::CreateParentDir => "create parent directory",
@@ -278,6 +324,27 @@ pub enum JournalFault {
     NoTempName {
         /// The entry's position in the manifest.
         entry: usize,
+        /// The journaled path.
+        path: String,
+    },
+    /// The manifest's MAC does not verify under this user's journal key, or it names another
+    /// journal: this papayu did not write it (it came with a repository, an archive, another
+    /// user), so nothing in it is ever acted on.
+    #[error(
+        "not written by papayu for this user on this machine; it was left alone (delete the directory if you do not know where it came from)"
+    )]
+    Untrusted,
+    /// The manifest names a path papayu never writes.
+    #[error("names `{path}`, which papayu never writes ({rule}); it was left alone")]
+    ProtectedEntry {
+        /// The path.
+        path: String,
+        /// The rule that protects it.
+        rule: String,
+    },
+    /// A committed manifest's entry has no after-state.
+    #[error("`{path}`: no after-state recorded")]
+    NoAfterState {
         /// The journaled path.
         path: String,
     },

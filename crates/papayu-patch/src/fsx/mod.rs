@@ -24,6 +24,7 @@ use crate::error::{EscapeReason, IoOp, StoreError};
 use crate::fault::Faults;
 
 pub(crate) use dircache::DirCache;
+pub(crate) use write::Expect;
 
 pub(crate) type StoreResult<T> = Result<T, StoreError>;
 
@@ -230,12 +231,7 @@ fn node_at(dir: &OwnedFd, name: &str, rel: &str) -> StoreResult<Node> {
 }
 
 fn read_at(dir: &OwnedFd, name: &str, rel: &str) -> StoreResult<Vec<u8>> {
-    let fd = match rustix::fs::openat(
-        dir,
-        name,
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::empty(),
-    ) {
+    let fd = match open_read_at(dir, name) {
         Ok(fd) => fd,
         Err(Errno::LOOP) => {
             return Err(StoreError::escape(rel, EscapeReason::Symlink));
@@ -251,10 +247,28 @@ fn read_at(dir: &OwnedFd, name: &str, rel: &str) -> StoreResult<Vec<u8>> {
             "not a regular file",
         ));
     }
-    let mut out = Vec::with_capacity(usize::try_from(st.st_size).unwrap_or(0));
+    read_fd(&fd, usize::try_from(st.st_size).unwrap_or(0), rel)
+}
+
+/// Open `name` in `dir` for reading, never following a symlink, and never waiting: opening a
+/// FIFO for reading would otherwise wait for a writer forever (a FIFO committed at
+/// `.papa-yu/tx/stack.json` hung every command). Callers check it is a regular file; on one the
+/// flag changes nothing.
+fn open_read_at(dir: &OwnedFd, name: &str) -> rustix::io::Result<OwnedFd> {
+    rustix::fs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+}
+
+/// The rest of an open file's bytes (`size`: the expected length, a capacity hint).
+fn read_fd(fd: &OwnedFd, size: usize, rel: &str) -> StoreResult<Vec<u8>> {
+    let mut out = Vec::with_capacity(size);
     let mut buf = vec![0u8; 64 * 1024];
     loop {
-        match rustix::io::read(&fd, &mut buf[..]) {
+        match rustix::io::read(fd, &mut buf[..]) {
             Ok(0) => break,
             Ok(n) => out.extend_from_slice(&buf[..n]),
             Err(Errno::INTR) => {}

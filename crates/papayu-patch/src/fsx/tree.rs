@@ -6,6 +6,7 @@ use std::os::fd::OwnedFd;
 use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
 
+use super::write::{Expect, verify_at};
 use super::{Node, Root, StoreResult, node_at, parent_display, split_parent};
 use crate::error::{EscapeReason, IoOp, StoreError};
 
@@ -70,6 +71,20 @@ impl Root {
         self.synced_in_parent(rel, |dir| self.remove_dir_at(dir, rel))
     }
 
+    /// Remove file or symlink `rel` inside `dir` only if it holds what `expect` says, checked
+    /// right before the removal ([`StoreError::Changed`] otherwise); no fsync. Missing is fine
+    /// only when nothing was expected.
+    pub(crate) fn remove_verified_at(
+        &self,
+        dir: &OwnedFd,
+        rel: &str,
+        expect: Expect<'_>,
+    ) -> StoreResult<()> {
+        let (_, name) = split_parent(rel);
+        verify_at(dir, name, rel, expect)?;
+        self.remove_file_at(dir, rel)
+    }
+
     /// Remove empty directory `rel` inside `dir` (its parent's handle); no fsync.
     pub(crate) fn remove_dir_at(&self, dir: &OwnedFd, rel: &str) -> StoreResult<()> {
         let (_, name) = split_parent(rel);
@@ -122,6 +137,9 @@ impl Root {
     /// the new directories.
     pub(crate) fn ensure_dirs_unsynced(&self, rel: &str) -> StoreResult<Vec<String>> {
         let mut changed = Vec::new();
+        if rel.is_empty() {
+            return Ok(changed);
+        }
         let mut so_far = String::new();
         for seg in rel.split('/') {
             let parent = so_far.clone();

@@ -3,11 +3,31 @@
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
-use rustix::fs::{AtFlags, Mode, OFlags};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 
-use super::{Node, Root, StoreResult, node_at, parent_display, split_parent};
+use super::{
+    Node, Root, StoreResult, node_at, open_read_at, parent_display, read_fd, split_parent,
+};
 use crate::error::{EscapeReason, IoOp, StoreError};
+
+/// What a path must hold, checked under its directory's handle immediately before papayu
+/// replaces or removes it: what a transaction computed its change from (or what it wrote, when
+/// a rollback undoes it). Anything else is [`StoreError::Changed`] — someone else's bytes,
+/// which papayu never writes over.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Expect<'a> {
+    /// Nothing: the name is created only if nothing appeared meanwhile (no-replace).
+    Absent,
+    /// A regular file with exactly these bytes.
+    Bytes(&'a [u8]),
+    /// A regular file whose bytes hash to this sha256 (hex).
+    Sha256(&'a str),
+    /// A symlink to this target.
+    Link(&'a [u8]),
+    /// Nothing or a regular file, whatever it holds: papayu's own state files.
+    Any,
+}
 
 impl Root {
     /// Durably write `bytes` to `rel` via `tmp` in the same directory, replacing it atomically.
@@ -22,6 +42,19 @@ impl Root {
         self.write_atomic_with(rel, tmp, bytes, mode, true)
     }
 
+    /// [`Root::write_atomic`] onto a path that must hold what `expect` says, checked right
+    /// before the rename ([`StoreError::Changed`] otherwise, and nothing is written).
+    pub(crate) fn write_atomic_expecting(
+        &self,
+        rel: &str,
+        tmp: &str,
+        bytes: &[u8],
+        mode: Option<u32>,
+        expect: Expect<'_>,
+    ) -> StoreResult<()> {
+        self.write_atomic_inner(rel, tmp, bytes, mode, true, expect)
+    }
+
     /// [`Root::write_atomic`]; with `sync_dir == false` the caller fsyncs the directory itself
     /// later (once per directory, before its commit point).
     pub(crate) fn write_atomic_with(
@@ -32,17 +65,31 @@ impl Root {
         mode: Option<u32>,
         sync_dir: bool,
     ) -> StoreResult<()> {
+        self.write_atomic_inner(rel, tmp, bytes, mode, sync_dir, Expect::Any)
+    }
+
+    fn write_atomic_inner(
+        &self,
+        rel: &str,
+        tmp: &str,
+        bytes: &[u8],
+        mode: Option<u32>,
+        sync_dir: bool,
+        expect: Expect<'_>,
+    ) -> StoreResult<()> {
         let (parent, _) = split_parent(rel);
         let dir = self.open_dir(parent)?;
         let fd = self.write_staged_at(&dir, rel, tmp, bytes, mode)?;
         self.sync_staged_at(&dir, fd, rel, tmp)?;
-        let result = self.rename_staged_at(&dir, rel, tmp).and_then(|()| {
-            if sync_dir {
-                self.fsync(&dir, parent_display(parent))
-            } else {
-                Ok(())
-            }
-        });
+        let result = self
+            .replace_staged_at(&dir, rel, tmp, expect)
+            .and_then(|()| {
+                if sync_dir {
+                    self.fsync(&dir, parent_display(parent))
+                } else {
+                    Ok(())
+                }
+            });
         if result.is_err() {
             let _ = rustix::fs::unlinkat(&dir, tmp, AtFlags::empty());
         }
@@ -124,15 +171,34 @@ impl Root {
         rel: &str,
         bytes: &[u8],
     ) -> StoreResult<OwnedFd> {
-        let (_, name) = split_parent(rel);
-        let fd = rustix::fs::openat(
-            dir,
-            name,
-            OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o644),
-        )
-        .map_err(|e| StoreError::io(IoOp::Create, rel, e))?;
+        let (fd, name) = create_excl_at(dir, rel, 0o644)?;
         self.fill_new_at(dir, fd, name, rel, bytes, None)
+    }
+
+    /// Create the new file `rel` in directory `dir` with `len` bytes allocated (`fallocate`,
+    /// no data written) and return it for its fsync: space set aside now for later. `Ok(None)`
+    /// where the filesystem cannot allocate without writing (it then gets no reserve); a disk
+    /// without the space is an error. On error the file is removed again.
+    pub(crate) fn reserve_at(
+        &self,
+        dir: &OwnedFd,
+        rel: &str,
+        len: u64,
+    ) -> StoreResult<Option<OwnedFd>> {
+        let (fd, name) = create_excl_at(dir, rel, 0o600)?;
+        let allocated = self
+            .faults
+            .hit(crate::fault::FaultKind::Write)
+            .map_err(|e| StoreError::io(IoOp::Reserve, rel, e))
+            .and_then(|()| allocate(&fd, len, rel));
+        match allocated {
+            Ok(true) => Ok(Some(fd)),
+            other => {
+                drop(fd);
+                let _ = rustix::fs::unlinkat(dir, name, AtFlags::empty());
+                other.map(|_| None)
+            }
+        }
     }
 
     /// The fsync of a temp file from [`Root::write_staged_at`] (closing it); on error the temp
@@ -152,11 +218,28 @@ impl Root {
         result
     }
 
-    /// The second half: rename the staged temp file onto `rel` (checked again: the target may
-    /// have changed since staging). The directory is not fsynced here.
+    /// The second half: rename the staged temp file onto `rel`, which may be anything
+    /// [`Expect::Any`] allows (checked again: the target may have changed since staging). The
+    /// directory is not fsynced here.
     pub(crate) fn rename_staged_at(&self, dir: &OwnedFd, rel: &str, tmp: &str) -> StoreResult<()> {
+        self.replace_staged_at(dir, rel, tmp, Expect::Any)
+    }
+
+    /// Rename the staged temp file onto `rel` only if `rel` holds what `expect` says, checked
+    /// right before the rename; a new name ([`Expect::Absent`]) is created with no-replace
+    /// semantics, so a file created meanwhile is never clobbered. The directory is not fsynced.
+    pub(crate) fn replace_staged_at(
+        &self,
+        dir: &OwnedFd,
+        rel: &str,
+        tmp: &str,
+        expect: Expect<'_>,
+    ) -> StoreResult<()> {
         let (_, name) = split_parent(rel);
-        writable_at(dir, name, rel)?;
+        if let Expect::Absent = expect {
+            return self.rename_new(dir, tmp, name, rel);
+        }
+        verify_at(dir, name, rel, expect)?;
         self.rename(dir, tmp, name, rel)
     }
 
@@ -229,6 +312,73 @@ impl Root {
             .map_err(|e| StoreError::io(IoOp::Rename, rel, e))?;
         rustix::fs::renameat(dir, from, dir, to).map_err(|e| StoreError::io(IoOp::Rename, rel, e))
     }
+
+    /// Rename `from` onto the new name `to`, failing with [`StoreError::Changed`] if `to`
+    /// exists: `renameat2(RENAME_NOREPLACE)`, or where the filesystem lacks it a hard link
+    /// (which fails on an existing name too) and the removal of `from`.
+    fn rename_new(&self, dir: &OwnedFd, from: &str, to: &str, rel: &str) -> StoreResult<()> {
+        self.faults
+            .hit(crate::fault::FaultKind::Rename)
+            .map_err(|e| StoreError::io(IoOp::Rename, rel, e))?;
+        match rustix::fs::renameat_with(dir, from, dir, to, RenameFlags::NOREPLACE) {
+            Ok(()) => Ok(()),
+            Err(Errno::EXIST) => Err(StoreError::changed(rel)),
+            Err(Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) => {
+                match rustix::fs::linkat(dir, from, dir, to, AtFlags::empty()) {
+                    Ok(()) => {}
+                    Err(Errno::EXIST) => return Err(StoreError::changed(rel)),
+                    Err(e) => return Err(StoreError::io(IoOp::Rename, rel, e)),
+                }
+                rustix::fs::unlinkat(dir, from, AtFlags::empty())
+                    .map_err(|e| StoreError::io(IoOp::RemoveFile, rel, e))
+            }
+            Err(e) => Err(StoreError::io(IoOp::Rename, rel, e)),
+        }
+    }
+}
+
+/// Whether `name` in `dir` holds what `expect` says; [`StoreError::Changed`] if not. A file is
+/// compared in full (its size first): a stat alone can miss an edit of the same size within one
+/// timestamp tick.
+pub(crate) fn verify_at(
+    dir: &OwnedFd,
+    name: &str,
+    rel: &str,
+    expect: Expect<'_>,
+) -> StoreResult<()> {
+    let same = match expect {
+        Expect::Any => return writable_at(dir, name, rel),
+        Expect::Absent => node_at(dir, name, rel)? == Node::Absent,
+        Expect::Link(target) => match rustix::fs::readlinkat(dir, name, Vec::new()) {
+            Ok(t) => t.as_bytes() == target,
+            Err(Errno::NOENT | Errno::INVAL) => false,
+            Err(e) => return Err(StoreError::io(IoOp::ReadLink, rel, e)),
+        },
+        Expect::Bytes(_) | Expect::Sha256(_) => {
+            let fd = match open_read_at(dir, name) {
+                Ok(fd) => fd,
+                Err(Errno::NOENT | Errno::LOOP | Errno::NXIO) => {
+                    return Err(StoreError::changed(rel));
+                }
+                Err(e) => return Err(StoreError::io(IoOp::Open, rel, e)),
+            };
+            let st = rustix::fs::fstat(&fd).map_err(|e| StoreError::io(IoOp::Stat, rel, e))?;
+            let size = usize::try_from(st.st_size).unwrap_or(usize::MAX);
+            match expect {
+                _ if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile => false,
+                Expect::Bytes(bytes) => size == bytes.len() && read_fd(&fd, size, rel)? == bytes,
+                Expect::Sha256(sha256) => {
+                    papayu_protocol::sha256_hex(&read_fd(&fd, size, rel)?) == sha256
+                }
+                _ => false,
+            }
+        }
+    };
+    if same {
+        Ok(())
+    } else {
+        Err(StoreError::changed(rel))
+    }
 }
 
 /// Start writing back `fd`'s dirty pages without waiting for the I/O
@@ -252,6 +402,41 @@ fn start_writeback(fd: &OwnedFd) -> std::io::Result<()> {
 #[cfg(not(target_os = "linux"))]
 fn start_writeback(_fd: &OwnedFd) -> std::io::Result<()> {
     Ok(())
+}
+
+/// Create the new file `rel` (its name in `dir`) with permission bits `mode`, never following a
+/// symlink and never opening an existing file; returns it and its name.
+pub(super) fn create_excl_at<'r>(
+    dir: &OwnedFd,
+    rel: &'r str,
+    mode: u32,
+) -> StoreResult<(OwnedFd, &'r str)> {
+    let (_, name) = split_parent(rel);
+    let fd = rustix::fs::openat(
+        dir,
+        name,
+        OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(mode),
+    )
+    .map_err(|e| StoreError::io(IoOp::Create, rel, e))?;
+    Ok((fd, name))
+}
+
+/// Allocate `len` bytes to `fd`: `Ok(false)` where the filesystem cannot without writing them.
+#[cfg(target_os = "linux")]
+fn allocate(fd: &OwnedFd, len: u64, rel: &str) -> StoreResult<bool> {
+    match rustix::fs::fallocate(fd, rustix::fs::FallocateFlags::empty(), 0, len) {
+        Ok(()) => Ok(true),
+        Err(Errno::OPNOTSUPP | Errno::NOSYS) => Ok(false),
+        Err(e) => Err(StoreError::io(IoOp::Reserve, rel, e)),
+    }
+}
+
+/// Elsewhere papayu reserves nothing: a rollback on a full disk then relies on removing what
+/// the transaction wrote before writing an original back.
+#[cfg(not(target_os = "linux"))]
+fn allocate(_fd: &OwnedFd, _len: u64, _rel: &str) -> StoreResult<bool> {
+    Ok(false)
 }
 
 /// What an atomic write may replace at `name`: nothing, or a regular file.

@@ -9,31 +9,39 @@
 //! nothing was applied yet. `run` runs the ops; once every file is written and synced, the
 //! committed manifest — with every after-state, new files' hashes included, and `status:
 //! committed` — is synced in a temp file; renaming it onto `manifest.json` is the commit point.
-//! `rollback` walks the entries backwards and restores each path, skipping paths whose current
-//! bytes already hash to the original, and verifying every copy's hash before writing it.
-//! Committed transactions make the undo/redo `stack`; `recover` rolls back the others.
+//! `rollback` walks the entries backwards and restores each path that holds what the transaction
+//! wrote (or nothing), verifying every copy's hash before writing it; what anyone else wrote is
+//! kept, and the original set `aside`. Committed transactions make the undo/redo `stack`;
+//! `recover` rolls back the others. Every manifest is sealed with the user's key (`trust`):
+//! nothing acts on a journal this user's papayu did not write.
 
+mod aside;
 mod format;
 mod recover;
 mod rollback;
 mod run;
 mod stack;
+mod trust;
 mod write;
 
 use std::sync::Arc;
 
 use crate::error::{IoOp, StoreError};
-use crate::fsx::{Node, Root};
+use crate::fsx::{Expect, Node, Root};
 
+pub(crate) use aside::{DISPLACED_DIR, set_aside};
+pub use aside::{Displaced, FOREIGN_LISTED, Found, RollbackConflict};
 pub use format::{ActionRecord, TxKind};
 pub(crate) use format::{
     MANIFEST_FORMAT, Manifest, State, TxStatus, read_manifest, write_manifest,
 };
-pub use recover::RecoveryReport;
 pub(crate) use recover::recover_locked;
-pub(crate) use rollback::{holds, pack_copy, rollback, symlink_target};
+pub use recover::{LeftAlone, RecoveryReport, Unfinished};
+pub(crate) use rollback::{Rolled, holds, pack_copy, rollback, symlink_target};
 pub(crate) use run::{Stopped, apply_ops};
 pub(crate) use stack::{fold_committed, next_seq, read_stack};
+pub(crate) use trust::default_key;
+pub use trust::{JournalKey, KeyError, use_journal_key_file};
 pub(crate) use write::{commit, write_journal};
 
 pub(crate) const TX_DIR: &str = ".papa-yu/tx";
@@ -43,6 +51,9 @@ const MANIFEST_TMP: &str = ".manifest.json.tmp";
 /// The committed manifest, written and synced with the journal, renamed onto `manifest.json` at
 /// the commit point ([`commit`]).
 const COMMITTED_TMP: &str = ".manifest.committed.tmp";
+/// Space allocated with a journal for its rollback, freed first by the rollback (or at the
+/// commit): see [`write_journal`].
+const RESERVE: &str = "reserve";
 
 /// What sits at a path right now, with the bytes needed to journal it.
 #[derive(Debug, Clone)]
@@ -67,6 +78,20 @@ impl Snapshot {
             },
             Node::Other => return Err(StoreError::not_a_node(IoOp::Journal, path)),
         })
+    }
+}
+
+impl Snapshot {
+    /// What the path must still hold when an op replaces or removes it.
+    pub(crate) fn expect(&self) -> Expect<'_> {
+        match self {
+            Snapshot::Absent => Expect::Absent,
+            Snapshot::File { bytes, .. } => Expect::Bytes(bytes),
+            Snapshot::Symlink { target } => Expect::Link(target),
+            // Nothing writes over a directory (the write refuses it): only its removal checks
+            // (it must be empty).
+            Snapshot::Dir { .. } => Expect::Any,
+        }
     }
 }
 
@@ -132,18 +157,6 @@ impl Op<'_> {
             | Op::RemoveDir { path } => path,
         }
     }
-
-    /// The after-state, except a write's (see [`Entry::after`](format::Entry::after)).
-    fn after_known(&self) -> Option<State> {
-        Some(match self {
-            Op::MkDir { mode, .. } => State::Dir { mode: *mode },
-            Op::Write { .. } => return None,
-            Op::Symlink { target, .. } => State::Symlink {
-                target: hex::encode(target),
-            },
-            Op::RemoveFile { .. } | Op::RemoveDir { .. } => State::Absent,
-        })
-    }
 }
 
 /// An op with the state it replaces.
@@ -151,6 +164,22 @@ impl Op<'_> {
 pub(crate) struct PlannedOp<'p> {
     pub(crate) op: Op<'p>,
     pub(crate) before: Snapshot,
+}
+
+/// `m` with the after-state of every write taken from the bytes `ops` write (for a rollback in
+/// the process that ran them, which holds those bytes).
+pub(crate) fn with_writes_known(m: &Manifest, ops: &[PlannedOp<'_>]) -> Manifest {
+    let mut m = m.clone();
+    for (e, p) in m.entries.iter_mut().zip(ops) {
+        if let (None, Op::Write { bytes, mode, .. }) = (&e.after, &p.op) {
+            e.after = Some(State::File {
+                sha256: papayu_protocol::sha256_hex(bytes),
+                mode: *mode,
+                copy: None,
+            });
+        }
+    }
+    m
 }
 
 pub(crate) fn tx_path(id: &str) -> String {

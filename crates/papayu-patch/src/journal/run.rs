@@ -1,5 +1,7 @@
 //! Running a journaled transaction's ops: writes staged and fsynced on a pool of threads,
-//! renamed in plan order; it touches the ops' paths and the journal's committed manifest.
+//! renamed in plan order, each path checked against what the plan was computed from right
+//! before it is replaced or removed; it touches the ops' paths and the journal's committed
+//! manifest.
 
 use std::collections::BTreeSet;
 use std::os::fd::OwnedFd;
@@ -9,9 +11,10 @@ use std::sync::{Arc, Mutex, mpsc};
 use papayu_protocol::sha256_hex;
 
 use super::format::{Manifest, State, TxStatus, encode_manifest};
+use super::trust::JournalKey;
 use super::{COMMITTED_TMP, Op, PlannedOp, TX_DIR, parent_of, tx_path};
 use crate::error::{JournalFault, StoreError};
-use crate::fsx::{DirCache, Root, parent_display};
+use crate::fsx::{DirCache, Expect, Root, parent_display};
 
 /// Why [`apply_ops`] stopped before the commit point; the caller rolls back either way.
 #[derive(Debug)]
@@ -92,6 +95,8 @@ struct PendingWrite<'a> {
     path: &'a str,
     tmp: &'a str,
     bytes: &'a [u8],
+    /// What the path must still hold when the temp file is renamed onto it.
+    expect: Expect<'a>,
     /// The temp file, once written and not yet fsynced.
     fd: Option<OwnedFd>,
 }
@@ -117,6 +122,12 @@ fn depends_on(op: &str, write: &str) -> bool {
 /// written. Each file's sha256 is computed just before its fsync, by the thread that then waits
 /// for the device. Directory handles are opened once per transaction ([`DirCache`]).
 ///
+/// Right before each rename (and each removal) the path is checked, under its directory's
+/// handle, against the snapshot the plan was computed from ([`Expect`]): a file a user edited,
+/// created or deleted meanwhile stops the transaction with [`StoreError::Changed`] instead of
+/// being written over; a new name is created with no-replace semantics. `touched[i]` is set
+/// just before op `i` changes anything, so a rollback restores only what this run touched.
+///
 /// Finally the committed manifest (the pending one with every after-state and `status:
 /// committed`) is written to a temp file in the journal, and it and every directory changed are
 /// fsynced, in parallel, before this returns it: [`commit`](super::commit) only has to rename it. Setting
@@ -124,8 +135,10 @@ fn depends_on(op: &str, write: &str) -> bool {
 /// error.
 pub(crate) fn apply_ops(
     root: &Root,
+    key: &JournalKey,
     manifest: &Manifest,
     ops: &[PlannedOp<'_>],
+    touched: &mut [bool],
     cancel: Option<&AtomicBool>,
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<Manifest, Stopped> {
@@ -203,6 +216,8 @@ pub(crate) fn apply_ops(
         drop(res_tx);
         let mut run = Run {
             root,
+            key,
+            touched,
             cache: DirCache::new(root),
             job_tx,
             res_rx,
@@ -228,6 +243,9 @@ pub(crate) fn apply_ops(
 /// The state of one [`apply_ops`] run on the calling thread.
 struct Run<'a, 'p> {
     root: &'a Root,
+    key: &'a JournalKey,
+    /// Per op: whether it may have changed its path (set just before it does).
+    touched: &'p mut [bool],
     cache: DirCache<'a>,
     job_tx: mpsc::Sender<Job<'a>>,
     res_rx: mpsc::Receiver<JobResult>,
@@ -284,6 +302,7 @@ impl<'a> Run<'a, '_> {
                     path,
                     tmp,
                     bytes,
+                    expect: p.before.expect(),
                     fd: None,
                 });
                 continue;
@@ -292,16 +311,30 @@ impl<'a> Run<'a, '_> {
                 self.flush()?;
             }
             let dir = self.cache.parent(path)?;
-            match &p.op {
-                Op::MkDir { mode, .. } => self.root.mkdir_at(&dir, path, *mode)?,
-                Op::Symlink { target, .. } => self.root.symlink_at(&dir, path, target)?,
-                Op::RemoveFile { .. } => self.root.remove_file_at(&dir, path)?,
-                Op::RemoveDir { .. } => {
-                    self.root.remove_dir_at(&dir, path)?;
-                    self.cache.forget(path);
-                    self.dirty.retain(|d| !depends_on(path, d));
+            self.touched[i] = true;
+            let done = match &p.op {
+                Op::MkDir { mode, .. } => self.root.mkdir_at(&dir, path, *mode),
+                Op::Symlink { target, .. } => self.root.symlink_at(&dir, path, target),
+                Op::RemoveFile { .. } => {
+                    self.root.remove_verified_at(&dir, path, p.before.expect())
                 }
-                Op::Write { .. } => {}
+                // A file someone added since the plan was computed: never removed.
+                Op::RemoveDir { .. } => {
+                    self.root
+                        .remove_dir_at(&dir, path)
+                        .map_err(|e| match e.raw_os_error() {
+                            Some(code) if code == rustix::io::Errno::NOTEMPTY.raw_os_error() => {
+                                StoreError::changed(path)
+                            }
+                            _ => e,
+                        })
+                }
+                Op::Write { .. } => Ok(()),
+            };
+            self.untouched_if_changed(i, done)?;
+            if let Op::RemoveDir { .. } = &p.op {
+                self.cache.forget(path);
+                self.dirty.retain(|d| !depends_on(path, d));
             }
             self.dirty.insert(parent_of(path).to_owned());
             self.step(path);
@@ -326,8 +359,9 @@ impl<'a> Run<'a, '_> {
     }
 
     /// Write the committed manifest — `manifest` with every write's after-state from
-    /// [`Run::hashes`] — to its temp file in the journal, and queue its fsync (index
-    /// `usize::MAX`: after every directory in error order).
+    /// [`Run::hashes`] and `status: committed` — to its temp file in the journal, and queue its
+    /// fsync (index `usize::MAX`: after every directory in error order). Durable before any
+    /// check runs, it also tells a recovery what the transaction wrote.
     fn committed(
         &mut self,
         manifest: &Manifest,
@@ -355,15 +389,32 @@ impl<'a> Run<'a, '_> {
         let dir = tx_path(&m.id);
         let jdir = self.root.open_dir(&dir)?;
         let path = format!("{dir}/manifest.json");
-        let fd =
-            self.root
-                .write_staged_at(&jdir, &path, COMMITTED_TMP, &encode_manifest(&m)?, None)?;
+        let fd = self.root.write_staged_at(
+            &jdir,
+            &path,
+            COMMITTED_TMP,
+            &encode_manifest(self.key, &m)?,
+            None,
+        )?;
         self.send(Job::Fsync {
             index: usize::MAX,
             fd: Arc::new(fd),
             path,
         })?;
         Ok(m)
+    }
+
+    /// An op's outcome; one refused because its path changed ([`StoreError::Changed`]) did
+    /// not touch it: the path is someone else's now, and the rollback leaves it alone.
+    fn untouched_if_changed(
+        &mut self,
+        i: usize,
+        done: Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        if let Err(StoreError::Changed { .. }) = &done {
+            self.touched[i] = false;
+        }
+        done
     }
 
     fn step(&mut self, item: &str) {
@@ -461,7 +512,9 @@ impl<'a> Run<'a, '_> {
             }
             while renamed < pending.len() && synced[renamed] {
                 let w = &pending[renamed];
-                self.root.rename_staged_at(&w.dir, w.path, w.tmp)?;
+                self.touched[w.index] = true;
+                let done = self.root.replace_staged_at(&w.dir, w.path, w.tmp, w.expect);
+                self.untouched_if_changed(w.index, done)?;
                 self.dirty.insert(parent_of(w.path).to_owned());
                 self.step(w.path);
                 renamed += 1;

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::format::{TxKind, TxStatus, read_manifest};
+use super::trust::JournalKey;
 use super::{STACK, TX_DIR, tx_path};
 use crate::error::{JournalFault, StoreError};
 use crate::fsx::{Node, Root};
@@ -59,8 +60,14 @@ pub(crate) fn seq_of(id: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// Fold every committed, not yet folded transaction into the stacks; prune to `depth`.
-pub(crate) fn fold_committed(root: &Root, depth: usize) -> Result<Stack, StoreError> {
+/// Fold every committed, not yet folded transaction into the stacks; prune to `depth`. Only
+/// journals this user's papayu provably wrote are folded: a committed manifest that came with
+/// a repository never becomes something `undo` replays.
+pub(crate) fn fold_committed(
+    root: &Root,
+    key: &JournalKey,
+    depth: usize,
+) -> Result<Stack, StoreError> {
     let mut stack = read_stack(root)?;
     let mut changed = false;
     let mut drop_dirs = Vec::new();
@@ -68,8 +75,11 @@ pub(crate) fn fold_committed(root: &Root, depth: usize) -> Result<Stack, StoreEr
         if seq_of(&id) <= stack.through_seq {
             continue;
         }
-        let Some(m) = read_manifest(root, &id)? else {
-            continue;
+        let m = match read_manifest(root, key, &id) {
+            Ok(Some(m)) => m,
+            // Not (provably) ours, or unreadable: recovery reports it; it is never folded.
+            Ok(None) | Err(StoreError::Journal { .. }) => continue,
+            Err(e) => return Err(e),
         };
         if m.status != TxStatus::Committed {
             continue;

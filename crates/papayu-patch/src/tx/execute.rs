@@ -1,14 +1,17 @@
 //! The executor every apply, undo and redo goes through: journal, run the ops, run the checks,
-//! commit — or roll back. It touches the ops' paths, the journal and the check log.
+//! commit — or roll back. It touches the ops' paths, the journal, the check log and, for a
+//! forced undo, `.papa-yu/displaced/`.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::options::{ApplyOptions, Stage};
 use crate::checks::{self, CheckReport, Checks};
 use crate::error::{RunFailure, StoreError};
+use crate::fault::Phase;
 use crate::fsx::Root;
 use crate::journal::{
-    self, ActionRecord, MANIFEST_FORMAT, Manifest, PlannedOp, Stopped, TxKind, TxStatus,
+    self, ActionRecord, DISPLACED_DIR, Displaced, JournalKey, MANIFEST_FORMAT, Manifest, PlannedOp,
+    RecoveryReport, Snapshot, Stopped, TxKind, TxStatus,
 };
 
 /// What a new transaction records about itself besides its entries.
@@ -25,55 +28,126 @@ pub(super) struct Committed {
     pub(super) manifest: Manifest,
     /// The checks that ran before the commit.
     pub(super) checks: Vec<CheckReport>,
+    /// What a forced undo or redo replaced, and where it is now.
+    pub(super) displaced: Vec<Displaced>,
+}
+
+/// Refuse `ops` when one touches a path of a transaction whose rollback did not finish: that
+/// rollback, retried by every recovery, must find the path as its transaction left it.
+pub(super) fn refuse_unfinished(
+    recovery: &RecoveryReport,
+    ops: &[PlannedOp<'_>],
+) -> Result<(), StoreError> {
+    for p in ops {
+        if let Some((unfinished, path)) = recovery.blocking(p.op.path()) {
+            return Err(StoreError::Unfinished {
+                path: path.to_owned(),
+                tx_id: unfinished.tx_id.clone(),
+                error: unfinished.error.clone(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Run `ops` as one journaled transaction (SPEC §5.2 steps 3–6): on any failure before the
-/// commit point it is rolled back, and the error says whether the rollback finished.
+/// commit point it is rolled back, and the error says what the rollback did. `displace` names
+/// the ops (by index) whose path holds content the user changed since the transaction a forced
+/// undo reverts: it is copied to `.papa-yu/displaced/<tx>/` before anything is written over it.
 pub(super) fn execute<E: RunFailure>(
     root: &Root,
+    key: &JournalKey,
     options: &mut ApplyOptions<'_>,
     header: Header,
     ops: Vec<PlannedOp<'_>>,
+    displace: &[usize],
 ) -> Result<Committed, E> {
     #[cfg(any(test, feature = "fault-injection"))]
-    root.faults.set(options.fault);
+    root.faults.set(options.fault, options.rollback_fault);
     let pending = new_manifest(root, header)?;
     let id = pending.id.clone();
-    root.faults.arm(true);
-    let manifest = match journal::write_journal(root, pending, &ops) {
+    root.faults.arm(Phase::Forward);
+    let manifest = match journal::write_journal(root, key, pending, &ops) {
         Ok(m) => m,
         Err(e) => {
-            root.faults.arm(false);
-            return Err(match discard_journal(root, &id) {
+            root.faults.arm(Phase::Rollback);
+            let discarded = discard_journal(root, key, &id, ops.len());
+            root.faults.arm(Phase::Off);
+            return Err(match discarded {
                 Ok(()) => e.into(),
                 Err(r) => E::from(e).rollback_failed(r),
             });
         }
     };
-    let result = run::<E>(root, options, &manifest, &ops);
-    root.faults.arm(false);
+    let mut touched = vec![false; ops.len()];
+    let result = set_displaced(root, &manifest, &ops, displace)
+        .map_err(E::from)
+        .and_then(|displaced| {
+            run::<E>(root, key, options, &manifest, &ops, &mut touched).map(|(manifest, checks)| {
+                Committed {
+                    manifest,
+                    checks,
+                    displaced,
+                }
+            })
+        });
     let committed = match result {
         Ok(c) => c,
         Err(e) => {
             tracing::info!(target: "papayu", event = "APPLY_ROLLBACK", code = %e.code(), tx = %id);
-            // If the failure came after the commit rename (e.g. its directory fsync), the
-            // manifest on disk may say committed: mark it pending again first so no later fold
-            // sees it as done.
-            let rb = journal::write_manifest(root, &manifest)
-                .and_then(|()| journal::rollback(root, &manifest));
-            return Err(match rb {
-                Ok(()) => e,
+            root.faults.arm(Phase::Rollback);
+            let known = journal::with_writes_known(&manifest, &ops);
+            let rolled = mark_pending(root, key, &manifest)
+                .map(|()| journal::rollback(root, &known, Some(&touched)));
+            root.faults.arm(Phase::Off);
+            return Err(match rolled {
+                Ok(rolled) => e.rolled_back(rolled),
                 Err(r) => e.rollback_failed(r),
             });
         }
     };
+    root.faults.arm(Phase::Off);
     let total = ops.len();
     options.report(Stage::Committed, total, total, &id);
     // After the commit point: a failure here only delays the stack update to the next open.
-    if let Err(e) = journal::fold_committed(root, options.undo_depth) {
+    if let Err(e) = journal::fold_committed(root, key, options.undo_depth) {
         tracing::warn!(error = %e, "could not update the undo stack; the next papayu run will");
     }
     Ok(committed)
+}
+
+/// If the failure came after the commit rename (e.g. its directory fsync), the manifest on disk
+/// says committed: mark it pending again first, so no later fold takes it for done. Only then:
+/// a full disk may have no room for a new manifest, and most failures come before the commit.
+fn mark_pending(root: &Root, key: &JournalKey, manifest: &Manifest) -> Result<(), StoreError> {
+    match journal::read_manifest(root, key, &manifest.id) {
+        Ok(Some(m)) if m.status == TxStatus::Pending => Ok(()),
+        _ => journal::write_manifest(root, key, manifest),
+    }
+}
+
+/// Copy the content of the ops `displace` names — the user's, about to be replaced — to
+/// `.papa-yu/displaced/<tx>/<path>`, durably, before the first write.
+fn set_displaced(
+    root: &Root,
+    manifest: &Manifest,
+    ops: &[PlannedOp<'_>],
+    displace: &[usize],
+) -> Result<Vec<Displaced>, StoreError> {
+    let mut out = Vec::new();
+    for &i in displace {
+        let Some(p) = ops.get(i) else { continue };
+        if let Snapshot::File { bytes, mode } = &p.before {
+            let path = p.op.path();
+            let saved_to =
+                journal::set_aside(root, DISPLACED_DIR, &manifest.id, path, bytes, Some(*mode))?;
+            out.push(Displaced {
+                path: path.to_owned(),
+                saved_to,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// The pending manifest of a new transaction: the next sequence number, a fresh id.
@@ -94,14 +168,18 @@ fn new_manifest(root: &Root, header: Header) -> Result<Manifest, StoreError> {
         protocol: header.protocol,
         actions: header.actions,
         entries: Vec::new(),
+        mac: None,
     })
 }
 
-/// After a failed journal write: no manifest (or an unrenamed one) means nothing was applied,
-/// so the partial journal is dropped; a renamed one is rolled back like any other.
-fn discard_journal(root: &Root, id: &str) -> Result<(), StoreError> {
-    match journal::read_manifest(root, id) {
-        Ok(Some(m)) => journal::rollback(root, &m),
+/// After a failed journal write nothing was applied: a renamed manifest is rolled back with no
+/// op touched (which removes its temp files, reserve and journal), anything less is dropped.
+fn discard_journal(root: &Root, key: &JournalKey, id: &str, ops: usize) -> Result<(), StoreError> {
+    match journal::read_manifest(root, key, id) {
+        Ok(Some(m)) => match journal::rollback(root, &m, Some(&vec![false; ops])).failed {
+            None => Ok(()),
+            Some(e) => Err(e),
+        },
         _ => root.remove_tree(&journal::tx_path(id)),
     }
 }
@@ -109,15 +187,19 @@ fn discard_journal(root: &Root, id: &str) -> Result<(), StoreError> {
 /// The journaled part: run the ops, run the checks, commit.
 fn run<E: RunFailure>(
     root: &Root,
+    key: &JournalKey,
     options: &mut ApplyOptions<'_>,
     manifest: &Manifest,
     ops: &[PlannedOp<'_>],
-) -> Result<Committed, E> {
+    touched: &mut [bool],
+) -> Result<(Manifest, Vec<CheckReport>), E> {
     let cancel = options.cancel.clone();
     let committed = journal::apply_ops(
         root,
+        key,
         manifest,
         ops,
+        touched,
         cancel.as_deref(),
         &mut |done, total, item| {
             options.report(Stage::Writing, done, total, item);
@@ -132,10 +214,7 @@ fn run<E: RunFailure>(
         return Err(E::cancelled());
     }
     journal::commit(root, &committed)?;
-    Ok(Committed {
-        manifest: committed,
-        checks,
-    })
+    Ok((committed, checks))
 }
 
 /// Run the options' checks in order, stopping at the first failure, and save their output as

@@ -6,6 +6,7 @@
 //! through one executor (`execute`: journal, ops, checks, commit or rollback), configured by
 //! [`ApplyOptions`] and reported by the types of `report`.
 
+mod diff;
 mod execute;
 mod options;
 mod project;
@@ -14,7 +15,9 @@ mod revert;
 mod transaction;
 
 pub use options::{ApplyOptions, DEFAULT_CHECK_TIMEOUT, DEFAULT_UNDO_DEPTH, Progress, Stage};
-pub use project::{Project, recover};
+#[cfg(any(test, feature = "fault-injection"))]
+pub use project::recover_injecting;
+pub use project::{Project, recover, recover_with_key};
 pub use report::{
     ActionError, ApplyReport, FileDiff, History, HistoryEntry, HunkPlacement, Preview, Summary,
 };

@@ -66,6 +66,8 @@ pub struct ApplyOptions<'a> {
     pub(super) cancel: Option<Arc<AtomicBool>>,
     #[cfg(any(test, feature = "fault-injection"))]
     pub(super) fault: Option<crate::fault::FaultPlan>,
+    #[cfg(any(test, feature = "fault-injection"))]
+    pub(super) rollback_fault: Option<crate::fault::RollbackFault>,
 }
 
 impl Default for ApplyOptions<'_> {
@@ -81,6 +83,8 @@ impl Default for ApplyOptions<'_> {
             cancel: None,
             #[cfg(any(test, feature = "fault-injection"))]
             fault: None,
+            #[cfg(any(test, feature = "fault-injection"))]
+            rollback_fault: None,
         }
     }
 }
@@ -164,6 +168,14 @@ impl<'a> ApplyOptions<'a> {
     #[doc(hidden)]
     pub fn inject_fault(mut self, plan: crate::fault::FaultPlan) -> Self {
         self.fault = Some(plan);
+        self
+    }
+
+    /// Test seam: make the rollback's I/O fail (`fault-injection` feature only).
+    #[cfg(any(test, feature = "fault-injection"))]
+    #[doc(hidden)]
+    pub fn inject_rollback_fault(mut self, fault: crate::fault::RollbackFault) -> Self {
+        self.rollback_fault = Some(fault);
         self
     }
 

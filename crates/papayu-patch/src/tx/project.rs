@@ -2,6 +2,7 @@
 //! transaction, undo/redo, history; it touches the project only through the journal.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use papayu_validate::ValidatedPlan;
 
@@ -11,7 +12,7 @@ use super::revert;
 use super::transaction::Transaction;
 use crate::error::{Direction, HistoryError, OpenError, RecoverError, StoreError, UndoError};
 use crate::fsx::Root;
-use crate::journal::{self, RecoveryReport};
+use crate::journal::{self, JournalKey, RecoveryReport};
 use crate::lock;
 
 /// A project directory papayu applies transactions to.
@@ -19,32 +20,88 @@ use crate::lock;
 pub struct Project {
     root: PathBuf,
     undo_depth: usize,
+    key: Arc<JournalKey>,
 }
 
-/// Roll back any unfinished transaction in the project at `root` (SPEC §5.2 step 7).
+/// Roll back any unfinished transaction in the project at `root` (SPEC §5.2 step 7), with the
+/// process's journal key (see [`crate::use_journal_key_file`]).
+///
+/// Recovery always makes progress and never acts on what it cannot prove is its own: a journal
+/// not written by this user's papayu is left alone, a path holding content the transaction did
+/// not write is kept (its original set aside), a rollback step that fails is retried next
+/// time — each reported in the [`RecoveryReport`], while everything else is recovered.
 ///
 /// # Errors
 ///
-/// [`RecoverError`] when the project is locked by another papayu, or a journal or file cannot
-/// be read or restored (what could not be rolled back stays journaled).
+/// [`RecoverError`] when the project is locked by another papayu, or its lock or journal
+/// directory cannot be opened.
 pub fn recover(root: impl AsRef<Path>) -> Result<RecoveryReport, RecoverError> {
+    recover_with_key(root, &journal::default_key())
+}
+
+/// [`recover`] with an explicit journal key.
+///
+/// # Errors
+///
+/// As [`recover`].
+pub fn recover_with_key(
+    root: impl AsRef<Path>,
+    key: &JournalKey,
+) -> Result<RecoveryReport, RecoverError> {
     let r = Root::open(root.as_ref())?;
     let _lock = lock::acquire(&r)?;
-    Ok(journal::recover_locked(&r, DEFAULT_UNDO_DEPTH)?)
+    Ok(journal::recover_locked(&r, key, DEFAULT_UNDO_DEPTH)?)
+}
+
+/// Test seam: [`recover`] with the rollbacks' I/O failing as `fault` says (`fault-injection`
+/// feature only).
+///
+/// # Errors
+///
+/// As [`recover`].
+#[cfg(any(test, feature = "fault-injection"))]
+#[doc(hidden)]
+pub fn recover_injecting(
+    root: impl AsRef<Path>,
+    fault: crate::fault::RollbackFault,
+) -> Result<RecoveryReport, RecoverError> {
+    let r = Root::open(root.as_ref())?;
+    let _lock = lock::acquire(&r)?;
+    r.faults.set(None, Some(fault));
+    r.faults.arm(crate::fault::Phase::Rollback);
+    let report = journal::recover_locked(&r, &journal::default_key(), DEFAULT_UNDO_DEPTH);
+    r.faults.arm(crate::fault::Phase::Off);
+    Ok(report?)
 }
 
 impl Project {
-    /// Open a project, first rolling back any unfinished transaction (every entry point does).
+    /// Open a project, first rolling back any unfinished transaction (every entry point does),
+    /// with the process's journal key (see [`crate::use_journal_key_file`]).
     ///
     /// # Errors
     ///
     /// [`OpenError`] when recovery fails (see [`recover`]).
     pub fn open(root: impl AsRef<Path>) -> Result<Project, OpenError> {
+        Self::open_with_key(root, journal::default_key())
+    }
+
+    /// [`Project::open`] with an explicit journal key: the journals this project writes are
+    /// sealed with it, and only those it proves are recovered, undone or redone.
+    ///
+    /// # Errors
+    ///
+    /// As [`Project::open`].
+    pub fn open_with_key(
+        root: impl AsRef<Path>,
+        key: impl Into<Arc<JournalKey>>,
+    ) -> Result<Project, OpenError> {
         let root = root.as_ref().to_path_buf();
-        recover(&root)?;
+        let key = key.into();
+        recover_with_key(&root, &key)?;
         Ok(Project {
             root,
             undo_depth: DEFAULT_UNDO_DEPTH,
+            key,
         })
     }
 
@@ -59,7 +116,12 @@ impl Project {
     ///
     /// As [`recover`].
     pub fn recover(&self) -> Result<RecoveryReport, RecoverError> {
-        recover(&self.root)
+        recover_with_key(&self.root, &self.key)
+    }
+
+    /// The key this project's journals are sealed with.
+    pub(super) fn key(&self) -> &JournalKey {
+        &self.key
     }
 
     /// Start a transaction for `plan` (nothing happens until [`Transaction::preview`] or
@@ -97,7 +159,7 @@ impl Project {
         force: bool,
         options: ApplyOptions<'_>,
     ) -> Result<ApplyReport, UndoError> {
-        revert::revert(&self.root, Direction::Undo, force, options)
+        revert::revert(self, Direction::Undo, force, options)
     }
 
     /// [`Project::redo`] with options.
@@ -110,7 +172,7 @@ impl Project {
         force: bool,
         options: ApplyOptions<'_>,
     ) -> Result<ApplyReport, UndoError> {
-        revert::revert(&self.root, Direction::Redo, force, options)
+        revert::revert(self, Direction::Redo, force, options)
     }
 
     /// The undo and redo stacks.
@@ -124,7 +186,7 @@ impl Project {
         let entries = |ids: &[String]| -> Result<Vec<HistoryEntry>, StoreError> {
             let mut out = Vec::new();
             for id in ids.iter().rev() {
-                out.extend(history_entry(&root, id)?);
+                out.extend(history_entry(&root, &self.key, id)?);
             }
             Ok(out)
         };
@@ -140,8 +202,12 @@ impl Project {
 }
 
 /// The history entry of transaction `id`, if its journal is still there.
-fn history_entry(root: &Root, id: &str) -> Result<Option<HistoryEntry>, StoreError> {
-    let Some(m) = journal::read_manifest(root, id)? else {
+fn history_entry(
+    root: &Root,
+    key: &JournalKey,
+    id: &str,
+) -> Result<Option<HistoryEntry>, StoreError> {
+    let Some(m) = journal::read_manifest(root, key, id)? else {
         return Ok(None);
     };
     let actions = match (&m.reverts, m.actions.is_empty()) {

@@ -4,9 +4,10 @@
 use papayu_protocol::ActionKind;
 use serde::Serialize;
 
+use super::diff::{DIFF_BUDGET, unified_diff};
 use crate::checks::CheckReport;
 use crate::engine::HunkTier;
-use crate::journal::{ActionRecord, TxKind};
+use crate::journal::{ActionRecord, Displaced, TxKind};
 use crate::plan;
 
 /// Counts per kind (SPEC §5.4).
@@ -107,6 +108,11 @@ pub struct ApplyReport {
     pub summary: Summary,
     /// The checks that ran.
     pub checks: Vec<CheckReport>,
+    /// For a forced undo or redo: the files it replaced although they had changed since the
+    /// transaction, and where their content went (`.papa-yu/displaced/<tx>/<path>`, never
+    /// pruned). Empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub displaced: Vec<Displaced>,
 }
 
 /// One transaction on the undo or redo stack.
@@ -133,29 +139,6 @@ pub struct History {
     pub redo: Vec<HistoryEntry>,
 }
 
-fn unified_diff(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> String {
-    let old_text = old.map(String::from_utf8_lossy).unwrap_or_default();
-    let new_text = new.map(String::from_utf8_lossy).unwrap_or_default();
-    if old_text == new_text {
-        return String::new();
-    }
-    let diff = similar::TextDiff::from_lines(old_text.as_ref(), new_text.as_ref());
-    let a = if old.is_some() {
-        format!("a/{path}")
-    } else {
-        "/dev/null".to_owned()
-    };
-    let b = if new.is_some() {
-        format!("b/{path}")
-    } else {
-        "/dev/null".to_owned()
-    };
-    diff.unified_diff()
-        .context_radius(3)
-        .header(&a, &b)
-        .to_string()
-}
-
 /// Per-action results and counts; unified diffs only when `with_diffs` (the preview): apply has
 /// already been previewed, and rendering megabytes of diff there only costs time and memory.
 pub(super) fn build_files(
@@ -164,6 +147,7 @@ pub(super) fn build_files(
 ) -> (Vec<FileDiff>, Summary) {
     let mut summary = Summary::default();
     let mut files = Vec::new();
+    let deadline = std::time::Instant::now() + DIFF_BUDGET;
     for o in &computed.outcomes {
         let a = o.action;
         match a.kind() {
@@ -197,7 +181,12 @@ pub(super) fn build_files(
                     let is_file_kind =
                         !matches!(a.kind(), ActionKind::DeleteDir | ActionKind::CreateDir);
                     if with_diffs && is_file_kind && !e.noop {
-                        fd.diff = unified_diff(a.path.as_str(), e.old.as_deref(), e.new.as_deref());
+                        fd.diff = unified_diff(
+                            a.path.as_str(),
+                            e.old.as_deref(),
+                            e.new.as_deref(),
+                            deadline,
+                        );
                     }
                 }
                 fd.old_bytes = e.old.as_ref().map(|b| b.len());

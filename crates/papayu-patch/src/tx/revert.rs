@@ -1,38 +1,39 @@
 //! Undo and redo: the top transaction of a stack reverted as a new journaled transaction, in
-//! named steps (find it, check for conflicts, plan the restoring ops, run them).
+//! named steps (find it, check for conflicts, plan the restoring ops, run them). A forced one
+//! first copies what it replaces to `.papa-yu/displaced/`.
 //! It touches the paths the reverted transaction touched, through the executor.
 
-use std::path::Path;
-
-use super::execute::{Header, execute};
+use super::execute::{Header, execute, refuse_unfinished};
 use super::options::ApplyOptions;
+use super::project::Project;
 use super::report::{ApplyReport, Summary};
 use crate::error::{Direction, JournalFault, StoreError, UndoError};
 use crate::fsx::{Node, Root};
 use crate::journal::{
-    self, Bytes, Manifest, Op, PlannedOp, Snapshot, State, TxKind, pack_copy, symlink_target,
+    self, Bytes, JournalKey, Manifest, Op, PlannedOp, Snapshot, State, TxKind, pack_copy,
+    symlink_target,
 };
 use crate::lock;
 
-/// Undo or redo the top transaction of its stack in the project at `root`.
+/// Undo or redo the top transaction of its stack in `project`.
 pub(super) fn revert(
-    root: &Path,
+    project: &Project,
     direction: Direction,
     force: bool,
     mut options: ApplyOptions<'_>,
 ) -> Result<ApplyReport, UndoError> {
-    let root = Root::open(root)?;
+    let root = Root::open(project.root())?;
+    let key = project.key();
     let _lock = lock::acquire(&root)?;
-    journal::recover_locked(&root, options.undo_depth)?;
-    let target = target(&root, direction)?;
-    if !force {
-        let changed = conflicts(&root, &target)?;
-        if !changed.is_empty() {
-            return Err(UndoError::Conflict { paths: changed });
-        }
+    let recovery = journal::recover_locked(&root, key, options.undo_depth)?;
+    let target = target(&root, key, direction)?;
+    let changed = conflicts(&root, &target)?;
+    if !force && !changed.is_empty() {
+        return Err(UndoError::Conflict { paths: changed });
     }
     let pack = root.read(&format!("{}/orig.bin", journal::tx_path(&target.id)))?;
-    let ops = restore_ops(&root, &target, &pack)?;
+    let (ops, displace) = restore_ops(&root, &target, &pack, &changed)?;
+    refuse_unfinished(&recovery, &ops)?;
     let kind = match direction {
         Direction::Undo => TxKind::Undo,
         Direction::Redo => TxKind::Redo,
@@ -43,25 +44,26 @@ pub(super) fn revert(
         actions: target.actions.clone(),
         protocol: target.protocol,
     };
-    let committed = execute::<UndoError>(&root, &mut options, header, ops)?;
+    let committed = execute::<UndoError>(&root, key, &mut options, header, ops, &displace)?;
     Ok(ApplyReport {
         tx_id: committed.manifest.id,
         files: Vec::new(),
         summary: Summary::default(),
         checks: Vec::new(),
+        displaced: committed.displaced,
     })
 }
 
 /// The manifest of the transaction `direction` would revert: the top of the undo (or redo)
 /// stack.
-fn target(root: &Root, direction: Direction) -> Result<Manifest, UndoError> {
+fn target(root: &Root, key: &JournalKey, direction: Direction) -> Result<Manifest, UndoError> {
     let stack = journal::read_stack(root)?;
     let top = match direction {
         Direction::Undo => stack.undo.last(),
         Direction::Redo => stack.redo.last(),
     };
     let id = top.ok_or(UndoError::NothingToUndo { direction })?;
-    journal::read_manifest(root, id)?
+    journal::read_manifest(root, key, id)?
         .ok_or_else(|| StoreError::journal(journal::tx_path(id), JournalFault::Missing).into())
 }
 
@@ -99,19 +101,27 @@ fn conflicts(root: &Root, m: &Manifest) -> Result<Vec<String>, StoreError> {
 }
 
 /// The ops that bring every path of `m` back to its before-state, last entry first, with the
-/// originals taken from `pack` (its `orig.bin`) and verified by hash.
+/// originals taken from `pack` (its `orig.bin`) and verified by hash; and the indices of the
+/// ops that replace content changed since `m` (`changed`, only given when forced), whose
+/// content is set aside first. A directory `m` created loses, with a force, the files added to
+/// it since: they are removed (and set aside) too.
 fn restore_ops<'p>(
     root: &Root,
     m: &Manifest,
     pack: &'p [u8],
-) -> Result<Vec<PlannedOp<'p>>, StoreError> {
+    changed: &[String],
+) -> Result<(Vec<PlannedOp<'p>>, Vec<usize>), StoreError> {
     let in_journal = |fault| StoreError::journal(journal::tx_path(&m.id), fault);
     let mut ops = Vec::new();
+    let mut displace = Vec::new();
     for e in m.entries.iter().rev() {
         let path = e.path.clone();
         let op = match &e.before {
             State::Absent => match root.node(&e.path)? {
-                Node::Dir { .. } => Op::RemoveDir { path },
+                Node::Dir { .. } => {
+                    remove_foreign(root, m, &e.path, &mut ops, &mut displace)?;
+                    Op::RemoveDir { path }
+                }
                 Node::Absent => continue,
                 _ => Op::RemoveFile { path },
             },
@@ -129,7 +139,45 @@ fn restore_ops<'p>(
             },
         };
         let before = Snapshot::read(root, &e.path)?;
+        if changed.contains(&e.path) {
+            displace.push(ops.len());
+        }
         ops.push(PlannedOp { op, before });
     }
-    Ok(ops)
+    Ok((ops, displace))
+}
+
+/// Ops removing what was added to directory `dir` (created by `m`) since: everything below it
+/// that `m` does not name, deepest first; each file is set aside (its index in `displace`).
+fn remove_foreign<'p>(
+    root: &Root,
+    m: &Manifest,
+    dir: &str,
+    ops: &mut Vec<PlannedOp<'p>>,
+    displace: &mut Vec<usize>,
+) -> Result<(), StoreError> {
+    for name in root.list(dir)? {
+        let child = format!("{dir}/{name}");
+        // A name papayu never writes stays (and so does the directory: the undo then stops,
+        // changing nothing).
+        if m.entries.iter().any(|e| e.path == child) || crate::plan::protected_by(&child).is_some()
+        {
+            continue;
+        }
+        let before = Snapshot::read(root, &child)?;
+        let op = match before {
+            Snapshot::Dir { .. } => {
+                remove_foreign(root, m, &child, ops, displace)?;
+                Op::RemoveDir { path: child }
+            }
+            Snapshot::Absent => continue,
+            Snapshot::File { .. } => {
+                displace.push(ops.len());
+                Op::RemoveFile { path: child }
+            }
+            Snapshot::Symlink { .. } => Op::RemoveFile { path: child },
+        };
+        ops.push(PlannedOp { op, before });
+    }
+    Ok(())
 }

@@ -4,7 +4,7 @@
 use papayu_protocol::ProtocolVersion;
 use papayu_validate::ValidatedAction;
 
-use super::execute::{Header, execute};
+use super::execute::{Header, execute, refuse_unfinished};
 use super::options::ApplyOptions;
 use super::project::Project;
 use super::report::{ApplyReport, Preview, build_files};
@@ -76,27 +76,31 @@ impl<'p> Transaction<'p> {
     /// a failure of the lock, a file or the journal — each rolled back before it is returned.
     pub fn apply(mut self) -> Result<ApplyReport, ApplyError> {
         let root = Root::open(self.project.root())?;
+        let key = self.project.key();
         let _lock = lock::acquire(&root)?;
-        journal::recover_locked(&root, self.options.undo_depth)?;
+        let recovery = journal::recover_locked(&root, key, self.options.undo_depth)?;
         let computed = plan::compute(&root, self.version, self.actions, self.options.engine);
         let (files, summary) = build_files(&computed, false);
         if let Some(err) = computed.outcomes.into_iter().find_map(|o| o.result.err()) {
             tracing::info!(target: "papayu", event = "APPLY_ROLLBACK", code = %err.code(), stage = "compute");
             return Err(err);
         }
+        refuse_unfinished(&recovery, &computed.ops)?;
         let header = Header {
             kind: TxKind::Apply,
             reverts: None,
             actions: ordered_records(self.actions),
             protocol: Some(self.version.number()),
         };
-        let committed = execute::<ApplyError>(&root, &mut self.options, header, computed.ops)?;
+        let committed =
+            execute::<ApplyError>(&root, key, &mut self.options, header, computed.ops, &[])?;
         tracing::info!(target: "papayu", event = "APPLY_SUCCESS", tx = %committed.manifest.id, actions = files.len());
         Ok(ApplyReport {
             tx_id: committed.manifest.id,
             files,
             summary,
             checks: committed.checks,
+            displaced: committed.displaced,
         })
     }
 }
