@@ -4,9 +4,11 @@
 mod agent;
 mod config;
 mod error;
+pub mod layered;
 
 pub mod golden;
 mod mode;
+pub mod project_root;
 pub mod prompt;
 pub mod report;
 mod state;
