@@ -535,7 +535,8 @@ fn transport_failure(e: reqwest::Error) -> Failure {
     } else if e.is_decode() {
         Failure::Bad(error_chain(&e))
     } else {
-        Failure::Network(error_chain(&e))
+        // The URL is in the error's own message already (`LlmError::Network`): once is enough.
+        Failure::Network(error_chain(&e.without_url()))
     }
 }
 
