@@ -211,13 +211,15 @@ impl Git {
         };
         let grep = format!("--grep=^{TX_TRAILER}: {tx_id}$");
         let out = self.run(&["log", "-n", "500", "--format=%H%x1f%s", &grep])?;
-        Ok(out.lines().next().and_then(|l| l.split_once('\u{1f}')).map(
-            |(id, subject)| TxCommit {
+        Ok(out
+            .lines()
+            .next()
+            .and_then(|l| l.split_once('\u{1f}'))
+            .map(|(id, subject)| TxCommit {
                 is_head: id == head.trim(),
                 id: id.to_owned(),
                 subject: subject.to_owned(),
-            },
-        ))
+            }))
     }
 }
 
@@ -288,7 +290,10 @@ mod tests {
             .run(&["show", "--name-only", "--format=%B", "HEAD"])
             .unwrap();
         assert!(shown.contains("Papayu-Transaction: tx-123"), "{shown}");
-        assert!(shown.contains("a.txt") && shown.contains("c.txt"), "{shown}");
+        assert!(
+            shown.contains("a.txt") && shown.contains("c.txt"),
+            "{shown}"
+        );
         assert!(!shown.contains("b.txt"), "{shown}");
         let staged = git.run(&["diff", "--cached", "--name-only"]).unwrap();
         assert_eq!(staged.trim(), "b.txt");

@@ -226,7 +226,11 @@ fn parsed<T: std::str::FromStr>(value: &str) -> Result<Option<T>, String>
 where
     T::Err: std::fmt::Display,
 {
-    value.trim().parse::<T>().map(Some).map_err(|e| e.to_string())
+    value
+        .trim()
+        .parse::<T>()
+        .map(Some)
+        .map_err(|e| e.to_string())
 }
 
 impl Settings {

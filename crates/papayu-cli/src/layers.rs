@@ -81,7 +81,9 @@ pub fn project_root(global: &Global) -> Result<ProjectRoot> {
             .map(|p| utf8(p.clone(), "--project"))
             .transpose()?,
     );
-    if let Some(home) = etcetera::home_dir().ok().and_then(|h| Utf8PathBuf::from_path_buf(h).ok())
+    if let Some(home) = etcetera::home_dir()
+        .ok()
+        .and_then(|h| Utf8PathBuf::from_path_buf(h).ok())
     {
         discovery = discovery.ceiling(home);
     }

@@ -61,5 +61,8 @@ pub fn commit_applied(
 /// After undoing transaction `tx_id`: what to do with the commit it became, if it did.
 pub fn after_undo(global: &Global, tx_id: &str) -> Option<String> {
     let git = repository(global)?;
-    git.commit_of(tx_id).ok().flatten().map(|c| c.after_undo_hint())
+    git.commit_of(tx_id)
+        .ok()
+        .flatten()
+        .map(|c| c.after_undo_hint())
 }

@@ -554,7 +554,10 @@ async fn a_declined_preview_is_reused_while_its_files_are_unchanged() {
     ])
     .await;
     let mut agent = project.agent(&model, &[]);
-    agent.plan("make answer() return 42", &no_progress).await.unwrap();
+    agent
+        .plan("make answer() return 42", &no_progress)
+        .await
+        .unwrap();
     let first = agent.prepare_apply(None, &no_progress).await.unwrap();
     assert_eq!(model.requests().await.len(), 2);
     drop(agent);
@@ -577,7 +580,9 @@ async fn a_declined_preview_is_reused_while_its_files_are_unchanged() {
     let out = agent.apply(&fresh, None, false, &no_progress).unwrap();
     assert!(out.applied);
     assert!(
-        papayu_agent::load_previewed(project.root()).unwrap().is_none(),
+        papayu_agent::load_previewed(project.root())
+            .unwrap()
+            .is_none(),
         "applying clears the saved plan and its preview"
     );
 }

@@ -243,14 +243,20 @@ async fn settings_live_in_the_users_config_file() {
     .unwrap();
     let read = f.app.get_settings(NoArgs {}).await.unwrap();
     assert_eq!(read.model.as_deref(), Some("m-cli"), "the config file wins");
-    assert_eq!(read.temperature, Some(0.5), "the legacy file fills the rest");
+    assert_eq!(
+        read.temperature,
+        Some(0.5),
+        "the legacy file fills the rest"
+    );
 
     let mut s = read.clone();
     s.model = Some("m-ui".into());
     s.theme = Theme::Dark;
     s.strict_json = Some(true);
     f.app
-        .save_settings(SaveSettingsArgs { settings: s.clone() })
+        .save_settings(SaveSettingsArgs {
+            settings: s.clone(),
+        })
         .await
         .unwrap();
     let file = std::fs::read_to_string(config.join(SETTINGS_FILE)).unwrap();
@@ -273,5 +279,8 @@ async fn settings_live_in_the_users_config_file() {
         .await
         .unwrap();
     let file = std::fs::read_to_string(config.join(SETTINGS_FILE)).unwrap();
-    assert!(!file.contains("m-ui"), "a cleared field leaves the file:\n{file}");
+    assert!(
+        !file.contains("m-ui"),
+        "a cleared field leaves the file:\n{file}"
+    );
 }

@@ -96,7 +96,11 @@ fn shown(layered: &Layered) -> (Vec<Shown>, Option<String>) {
                 .map(|s| Shown {
                     key: s.key,
                     value: if s.key == keys::API_KEY {
-                        json!(if s.value.is_some() { "(set)" } else { "(not set)" })
+                        json!(if s.value.is_some() {
+                            "(set)"
+                        } else {
+                            "(not set)"
+                        })
                     } else {
                         s.value.clone().map_or(Value::Null, Value::String)
                     },
@@ -153,13 +157,12 @@ fn line(s: &Shown) -> String {
 fn show(global: &Global, key: Option<&str>) -> Result<Exit> {
     let layered = layers::layered(global)?;
     let (all, problem) = shown(&layered);
-    let picked: Vec<&Shown> = all.iter().filter(|s| key.is_none_or(|k| s.key == k)).collect();
+    let picked: Vec<&Shown> = all
+        .iter()
+        .filter(|s| key.is_none_or(|k| s.key == k))
+        .collect();
     if global.json {
-        let settings: Vec<Value> = picked
-            .iter()
-            .copied()
-            .map(shown_json)
-            .collect();
+        let settings: Vec<Value> = picked.iter().copied().map(shown_json).collect();
         let mut doc = match key {
             Some(_) => settings.into_iter().next().unwrap_or(Value::Null),
             None => json!({ "settings": settings }),

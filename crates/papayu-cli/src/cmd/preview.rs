@@ -6,7 +6,7 @@ use anyhow::Result;
 use papayu_patch::ApplyOptions;
 use serde_json::json;
 
-use crate::cmd::apply_plan::{Loaded, load_plan, inspect_project, print_preview, report_error};
+use crate::cmd::apply_plan::{Loaded, inspect_project, load_plan, print_preview, report_error};
 use crate::exit::Exit;
 use crate::global::Global;
 

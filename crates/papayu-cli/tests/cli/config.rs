@@ -63,7 +63,10 @@ fn each_layer_overrides_the_one_below_and_says_so() {
         .lines()
         .find(|l| l.starts_with("llm.model "))
         .unwrap();
-    assert!(line.contains("m-env") && line.contains("(env PAPAYU_LLM_MODEL)"), "{line}");
+    assert!(
+        line.contains("m-env") && line.contains("(env PAPAYU_LLM_MODEL)"),
+        "{line}"
+    );
     let timeout = show
         .stdout
         .lines()
@@ -89,15 +92,28 @@ fn api_keys_stay_in_the_environment() {
 
     let refused = hermetic(p, h, &[], &["config", "set", "llm.api_key", "sk-abc"]);
     assert_eq!(refused.code, 2, "{}", refused.stderr);
-    assert!(refused.stderr.contains("ERR_SECRET_IN_CONFIG"), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("ERR_SECRET_IN_CONFIG"),
+        "{}",
+        refused.stderr
+    );
     let disguised = hermetic(
         p,
         h,
         &[],
-        &["config", "set", "llm.model", "sk-proj-0123456789abcdefghijklmnop"],
+        &[
+            "config",
+            "set",
+            "llm.model",
+            "sk-proj-0123456789abcdefghijklmnop",
+        ],
     );
     assert_eq!(disguised.code, 2, "{}", disguised.stderr);
-    assert!(disguised.stderr.contains("ERR_SECRET_IN_CONFIG"), "{}", disguised.stderr);
+    assert!(
+        disguised.stderr.contains("ERR_SECRET_IN_CONFIG"),
+        "{}",
+        disguised.stderr
+    );
     assert!(!h.join("config/papayu/config.toml").exists());
 
     let named = hermetic(
@@ -115,10 +131,18 @@ fn api_keys_stay_in_the_environment() {
     assert!(missing.stderr.contains("MY_TEST_KEY"), "{}", missing.stderr);
 
     std::fs::create_dir_all(p.join(".papa-yu")).unwrap();
-    std::fs::write(p.join(".papa-yu/config.toml"), "[llm]\napi_key = \"sk-x\"\n").unwrap();
+    std::fs::write(
+        p.join(".papa-yu/config.toml"),
+        "[llm]\napi_key = \"sk-x\"\n",
+    )
+    .unwrap();
     let in_file = hermetic(p, h, &[], &["config", "show"]);
     assert_eq!(in_file.code, 2, "{}", in_file.stderr);
-    assert!(in_file.stderr.contains("ERR_SECRET_IN_CONFIG"), "{}", in_file.stderr);
+    assert!(
+        in_file.stderr.contains("ERR_SECRET_IN_CONFIG"),
+        "{}",
+        in_file.stderr
+    );
     assert!(!in_file.stderr.contains("sk-x"), "{}", in_file.stderr);
 }
 
@@ -138,5 +162,9 @@ fn a_bad_value_names_its_file_and_key() {
     );
     let unknown = hermetic(p, h, &[], &["config", "get", "llm.nope"]);
     assert_eq!(unknown.code, 2, "{}", unknown.stderr);
-    assert!(unknown.stderr.contains("unknown key `llm.nope`"), "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("unknown key `llm.nope`"),
+        "{}",
+        unknown.stderr
+    );
 }

@@ -29,10 +29,18 @@ fn a_subdirectory_finds_the_parents_history() {
         &["apply-plan", plan.to_str().unwrap(), "--yes", "--no-check"],
     );
     assert_eq!(applied.code, 0, "{}", applied.stderr);
-    assert!(repo.join("a.txt").is_file(), "applied at the repository root");
+    assert!(
+        repo.join("a.txt").is_file(),
+        "applied at the repository root"
+    );
     assert!(!repo.join("src/deep/.papa-yu").exists());
 
-    let history = hermetic(&repo.join("src"), home.path(), &[], &["history", "--json", "-v"]);
+    let history = hermetic(
+        &repo.join("src"),
+        home.path(),
+        &[],
+        &["history", "--json", "-v"],
+    );
     assert_eq!(history.code, 0, "{}", history.stderr);
     let doc: serde_json::Value = serde_json::from_str(&history.stdout).unwrap();
     assert_eq!(doc["history"]["undo"].as_array().unwrap().len(), 1);
@@ -87,7 +95,11 @@ fn read_only_commands_create_nothing() {
         &["history"][..],
         &["report"],
         &["trace", "list"],
-        &["context", "--request", r#"{"type":"read_file","path":"src/lib.rs"}"#],
+        &[
+            "context",
+            "--request",
+            r#"{"type":"read_file","path":"src/lib.rs"}"#,
+        ],
         &["doctor", "--offline"],
         &["config", "show"],
         &["config", "get", "llm.model"],
@@ -103,11 +115,17 @@ fn read_only_commands_create_nothing() {
 #[test]
 fn a_project_that_does_not_exist_is_a_usage_error_said_once() {
     let tmp = tempfile::tempdir().unwrap();
-    let run = hermetic(tmp.path(), tmp.path(), &[], &["history", "--project", "/nonexistent/p"]);
+    let run = hermetic(
+        tmp.path(),
+        tmp.path(),
+        &[],
+        &["history", "--project", "/nonexistent/p"],
+    );
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
     assert!(
-        run.stderr.contains("--project /nonexistent/p: no such directory"),
+        run.stderr
+            .contains("--project /nonexistent/p: no such directory"),
         "{}",
         run.stderr
     );

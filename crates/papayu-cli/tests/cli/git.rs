@@ -13,7 +13,11 @@ fn git(dir: &Path, args: &[&str]) -> String {
         .current_dir(dir)
         .output()
         .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -41,7 +45,13 @@ fn commit_warn_and_undo_of_a_committed_transaction() {
         p,
         home.path(),
         &[],
-        &["apply-plan", plan.to_str().unwrap(), "--yes", "--no-check", "--commit"],
+        &[
+            "apply-plan",
+            plan.to_str().unwrap(),
+            "--yes",
+            "--no-check",
+            "--commit",
+        ],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
@@ -51,10 +61,17 @@ fn commit_warn_and_undo_of_a_committed_transaction() {
     );
     assert!(run.stderr.contains("committed as "), "{}", run.stderr);
     let log = git(p, &["log", "--format=%s%n%b", "-n", "1"]);
-    assert!(log.starts_with("Add new.txt, drop the scratch file"), "{log}");
+    assert!(
+        log.starts_with("Add new.txt, drop the scratch file"),
+        "{log}"
+    );
     assert!(log.contains("Papayu-Transaction: "), "{log}");
     let files = git(p, &["show", "--name-only", "--format=", "HEAD"]);
-    assert_eq!(files.trim(), "new.txt", "the untracked file's deletion has nothing to commit");
+    assert_eq!(
+        files.trim(),
+        "new.txt",
+        "the untracked file's deletion has nothing to commit"
+    );
 
     let undo = hermetic(p, home.path(), &[], &["undo"]);
     assert_eq!(undo.code, 0, "{}", undo.stderr);

@@ -253,10 +253,7 @@ async fn a_404_names_the_request_and_suggests_v1() {
         .mount(&server)
         .await;
     let uri = server.uri();
-    let e = provider(KIND, &uri)
-        .complete(&request())
-        .await
-        .unwrap_err();
+    let e = provider(KIND, &uri).complete(&request()).await.unwrap_err();
     assert_eq!(e.code(), ErrorCode::LlmHttp);
     let message = e.to_string();
     assert!(
@@ -283,11 +280,12 @@ async fn a_server_that_is_down_is_named_once() {
         l.local_addr().unwrap().port()
     };
     let url = format!("http://127.0.0.1:{closed}/v1");
-    let e = provider(KIND, &url)
-        .complete(&request())
-        .await
-        .unwrap_err();
+    let e = provider(KIND, &url).complete(&request()).await.unwrap_err();
     assert_eq!(e.code(), ErrorCode::LlmNetwork);
     let message = e.to_string();
-    assert_eq!(message.matches(&format!("127.0.0.1:{closed}")).count(), 1, "{message}");
+    assert_eq!(
+        message.matches(&format!("127.0.0.1:{closed}")).count(),
+        1,
+        "{message}"
+    );
 }
