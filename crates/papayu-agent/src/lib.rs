@@ -4,9 +4,12 @@
 mod agent;
 mod config;
 mod error;
+pub mod layered;
 
+pub mod git;
 pub mod golden;
 mod mode;
+pub mod project_root;
 pub mod prompt;
 pub mod report;
 mod state;
@@ -24,5 +27,7 @@ pub use config::{AgentConfig, ConfigError, ENV_VARIABLES, LlmMode, parse_bool};
 pub use error::AgentError;
 pub use mode::{APPLY_TRIGGERS, ModeDecision, ModeReason, mode_name, resolve_mode};
 pub use papayu_validate::Mode;
-pub use state::{STATE_FILE, SavedPlan, load_saved_plan, store_saved_plan};
+pub use state::{
+    PreviewedAnswer, STATE_FILE, SavedPlan, load_previewed, load_saved_plan, store_saved_plan,
+};
 pub use verify::{TestCommand, TestCommandSource, Verdict};

@@ -51,10 +51,43 @@ impl SavedPlan {
     }
 }
 
+/// The APPLY answer last previewed for the saved plan, kept so that a declined preview costs no
+/// second model call: `apply` judges it again instead, while the files it touches are as they
+/// were.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreviewedAnswer {
+    /// The trace of the saved plan it answers.
+    pub plan_trace_id: String,
+    /// The protocol version it was judged under.
+    pub protocol: u8,
+    /// The accepted answer, as judged.
+    pub text: String,
+    /// Every path its actions touch, with the sha256 of its content then (`None`: absent).
+    pub bases: BTreeMap<String, Option<String>>,
+}
+
+impl PreviewedAnswer {
+    /// Whether the files of `root` are still as they were when it was previewed.
+    pub fn still_matches(&self, root: &Utf8Path) -> bool {
+        self.bases
+            .iter()
+            .all(|(path, sha)| &content_sha(root, path) == sha)
+    }
+}
+
+/// The sha256 of the file `path` beneath `root`, `None` when there is no such file.
+pub fn content_sha(root: &Utf8Path, path: &str) -> Option<String> {
+    fs_err::read(root.join(path))
+        .ok()
+        .map(|bytes| papayu_protocol::sha256_hex(&bytes))
+}
+
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct StateFile {
     #[serde(default)]
     saved_plan: Option<SavedPlan>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    previewed: Option<PreviewedAnswer>,
     #[serde(flatten)]
     other: BTreeMap<String, serde_json::Value>,
 }
@@ -80,11 +113,29 @@ pub fn load_saved_plan(root: &Utf8Path) -> Result<Option<SavedPlan>, AgentError>
     Ok(read_state(root)?.saved_plan)
 }
 
-/// Save (or with `None` clear) the plan, atomically; other fields of the file are kept.
+/// Save (or with `None` clear) the plan, atomically; other fields of the file are kept, but an
+/// answer previewed for the previous plan is dropped.
 pub fn store_saved_plan(root: &Utf8Path, plan: Option<&SavedPlan>) -> Result<(), AgentError> {
     let mut state = read_state(root)?;
     state.saved_plan = plan.cloned();
-    let bytes = serde_json::to_vec_pretty(&state).map_err(|e| AgentError::State {
+    state.previewed = None;
+    write_state(root, &state)
+}
+
+/// The answer last previewed for the saved plan, if any.
+pub fn load_previewed(root: &Utf8Path) -> Result<Option<PreviewedAnswer>, AgentError> {
+    Ok(read_state(root)?.previewed)
+}
+
+/// Keep the answer previewed for the saved plan (replacing any earlier one).
+pub fn store_previewed(root: &Utf8Path, answer: PreviewedAnswer) -> Result<(), AgentError> {
+    let mut state = read_state(root)?;
+    state.previewed = Some(answer);
+    write_state(root, &state)
+}
+
+fn write_state(root: &Utf8Path, state: &StateFile) -> Result<(), AgentError> {
+    let bytes = serde_json::to_vec_pretty(state).map_err(|e| AgentError::State {
         path: state_path(root),
         message: e.to_string(),
     })?;

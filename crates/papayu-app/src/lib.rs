@@ -35,7 +35,7 @@ pub use crate::options::{AppOptions, KeyLookup, ProviderFactory};
 use crate::provider::Unconfigured;
 pub use crate::provider::{ProviderError, build_provider};
 use crate::store::Store;
-pub use crate::store::{MAX_RECENT, RECENT_FILE, SETTINGS_FILE};
+pub use crate::store::{LEGACY_SETTINGS_FILE, MAX_RECENT, RECENT_FILE, SETTINGS_FILE};
 
 /// Previews kept per project.
 pub const MAX_PREVIEWS: usize = 20;

@@ -1,18 +1,24 @@
-//! The UI's own files under `<config_dir>/papayu/`: settings and recent projects. API keys are
-//! never among them: settings name the environment variable that holds a key.
+//! The UI's files under `<config_dir>/papayu/`: its settings (in the user's config file, which
+//! `papayu config` shows and changes too) and recent projects. API keys are never among them:
+//! settings name the environment variable that holds a key.
 
 use std::collections::BTreeMap;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use papayu_agent::AgentConfig;
+use papayu_agent::layered::{FileEdit, FileLayer, USER_FILE};
 use papayu_fs::write_atomic;
 use papayu_llm::ProviderKind;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ApiError;
 
-/// Where the settings live, under the configuration directory.
-pub const SETTINGS_FILE: &str = "papayu/ui-settings.json";
+/// Where the settings live, under the configuration directory: the user's config file, shared
+/// with the CLI.
+pub const SETTINGS_FILE: &str = USER_FILE;
+/// Where earlier versions kept the settings: read when the config file does not say, and
+/// removed once the settings are saved to the config file.
+pub const LEGACY_SETTINGS_FILE: &str = "papayu/ui-settings.json";
 /// Where the recent projects live, under the configuration directory.
 pub const RECENT_FILE: &str = "papayu/ui-recent.json";
 /// At most this many recent projects are kept.
@@ -187,6 +193,90 @@ impl Settings {
     }
 }
 
+/// A field of [`Settings`], as the config file holds it.
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Provider,
+    ApiUrl,
+    Model,
+    ApiKeyEnv,
+    ProtocolVersion,
+    StrictJson,
+    Temperature,
+    MaxTokens,
+    TimeoutSec,
+    Theme,
+}
+
+/// Each field's key in the config file.
+const FIELDS: &[(&str, Field)] = &[
+    ("llm.provider", Field::Provider),
+    ("llm.api_url", Field::ApiUrl),
+    ("llm.model", Field::Model),
+    ("llm.api_key_env", Field::ApiKeyEnv),
+    ("protocol.version", Field::ProtocolVersion),
+    ("llm.strict_json", Field::StrictJson),
+    ("llm.temperature", Field::Temperature),
+    ("llm.max_tokens", Field::MaxTokens),
+    ("llm.timeout_sec", Field::TimeoutSec),
+    ("ui.theme", Field::Theme),
+];
+
+fn parsed<T: std::str::FromStr>(value: &str) -> Result<Option<T>, String>
+where
+    T::Err: std::fmt::Display,
+{
+    value
+        .trim()
+        .parse::<T>()
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
+impl Settings {
+    /// `field` as its config file value; `None` when unset (the theme: when `system`).
+    fn field(&self, field: Field) -> Option<String> {
+        let text = |v: &Option<String>| blank(v).map(str::to_owned);
+        match field {
+            Field::Provider => text(&self.provider),
+            Field::ApiUrl => text(&self.api_url),
+            Field::Model => text(&self.model),
+            Field::ApiKeyEnv => text(&self.api_key_env),
+            Field::ProtocolVersion => self.protocol_version.map(|v| v.to_string()),
+            Field::StrictJson => self.strict_json.map(|v| v.to_string()),
+            Field::Temperature => self.temperature.map(|v| v.to_string()),
+            Field::MaxTokens => self.max_tokens.map(|v| v.to_string()),
+            Field::TimeoutSec => self.timeout_sec.map(|v| v.to_string()),
+            Field::Theme => match self.theme {
+                Theme::System => None,
+                Theme::Light => Some("light".to_owned()),
+                Theme::Dark => Some("dark".to_owned()),
+            },
+        }
+    }
+
+    /// Set `field` from its config file value.
+    fn set_field(&mut self, field: Field, value: &str) -> Result<(), String> {
+        let text = Some(value.trim().to_owned());
+        match field {
+            Field::Provider => self.provider = text,
+            Field::ApiUrl => self.api_url = text,
+            Field::Model => self.model = text,
+            Field::ApiKeyEnv => self.api_key_env = text,
+            Field::ProtocolVersion => self.protocol_version = parsed(value)?,
+            Field::StrictJson => self.strict_json = parsed(value)?,
+            Field::Temperature => self.temperature = parsed(value)?,
+            Field::MaxTokens => self.max_tokens = parsed(value)?,
+            Field::TimeoutSec => self.timeout_sec = parsed(value)?,
+            Field::Theme => {
+                self.theme = serde_json::from_value(serde_json::Value::String(value.to_owned()))
+                    .map_err(|_| "expected light, dark or system".to_owned())?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// One recently opened project.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecentProject {
@@ -227,12 +317,43 @@ impl Store {
         Self { config_dir }
     }
 
+    /// The settings the config file holds, over those of the legacy JSON file.
     pub(crate) fn settings(&self) -> Result<Settings, ApiError> {
-        read_json(&self.config_dir.join(SETTINGS_FILE))
+        let mut s: Settings = read_json(&self.config_dir.join(LEGACY_SETTINGS_FILE))?;
+        if let Some(file) = FileLayer::read(&self.config_dir.join(SETTINGS_FILE))? {
+            for (key, field) in FIELDS {
+                if let Some(value) = file.get(key) {
+                    s.set_field(*field, value).map_err(|message| {
+                        ApiError::new(
+                            "ERR_INVALID_CONFIG",
+                            format!("{}: {key} = {value:?}: {message}", file.path()),
+                        )
+                    })?;
+                }
+            }
+        }
+        Ok(s)
     }
 
+    /// Write every field to the config file (keeping its other keys and comments); the legacy
+    /// JSON file is then superseded and removed.
     pub(crate) fn save_settings(&self, s: &Settings) -> Result<(), ApiError> {
-        write_json(&self.config_dir.join(SETTINGS_FILE), s)
+        let mut file = FileEdit::open(&self.config_dir.join(SETTINGS_FILE))?;
+        for (key, field) in FIELDS {
+            match s.field(*field) {
+                Some(value) => file.set(key, &value)?,
+                None => {
+                    file.unset(key)?;
+                }
+            }
+        }
+        file.save()?;
+        match fs_err::remove_file(self.config_dir.join(LEGACY_SETTINGS_FILE)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(ApiError::new("ERR_IO", e.to_string()))
+            }
+            _ => Ok(()),
+        }
     }
 
     pub(crate) fn recent(&self) -> Result<Vec<RecentProject>, ApiError> {

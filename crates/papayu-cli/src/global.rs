@@ -7,75 +7,63 @@ use papayu_protocol::ProtocolVersion;
 
 use crate::exit::UsageError;
 
-/// Flags every command accepts.
+/// Flags every command accepts. A flag with a `PAPAYU_*` variable takes it as its default
+/// (shown as `[env: …]` in `--help`); the configuration files are below both.
 #[derive(Debug, Clone, Args)]
 pub struct Global {
-    /// Project root (default: the current directory).
+    /// Project root (default: the nearest directory holding .papa-yu/, else the repository or
+    /// manifest root above the current directory, else the current directory).
     #[arg(long, global = true, value_name = "DIR")]
     pub project: Option<PathBuf>,
-    /// Protocol version 1, 2 or 3 (default: $PAPAYU_PROTOCOL_VERSION, else
-    /// $PAPAYU_PROTOCOL_DEFAULT, else 2).
-    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=3))]
+    /// Protocol version 1, 2 or 3 (default: protocol.version, else protocol.default, else 2).
+    #[arg(long, global = true, value_name = "N", env = "PAPAYU_PROTOCOL_VERSION")]
     pub protocol: Option<u8>,
     /// Provider kind: openai | openai-compatible | ollama | anthropic | local (default:
-    /// $PAPAYU_LLM_PROVIDER, else inferred from the URL; with nothing configured, local).
-    #[arg(long, global = true, value_name = "KIND")]
+    /// llm.provider, else inferred from the URL; with nothing configured, local).
+    #[arg(long, global = true, value_name = "KIND", env = "PAPAYU_LLM_PROVIDER")]
     pub provider: Option<String>,
-    /// Model name (default: $PAPAYU_LLM_MODEL).
-    #[arg(long, global = true, value_name = "NAME")]
+    /// Model name (default: llm.model).
+    #[arg(long, global = true, value_name = "NAME", env = "PAPAYU_LLM_MODEL")]
     pub model: Option<String>,
-    /// A GGUF model file for the in-process `local` provider (default: $PAPAYU_LOCAL_MODEL,
-    /// else the cached default model from `papayu model fetch`).
-    #[arg(long, global = true, value_name = "FILE")]
+    /// A GGUF model file for the in-process `local` provider (default: local.model, else the
+    /// cached default model from `papayu model fetch`).
+    #[arg(long, global = true, value_name = "FILE", env = "PAPAYU_LOCAL_MODEL")]
     pub model_path: Option<PathBuf>,
+    /// Commit each applied transaction to git, with the plan's summary as the message (default:
+    /// git.commit).
+    #[arg(long, global = true)]
+    pub commit: bool,
     /// Print one machine-readable JSON document instead of human output.
     #[arg(long, global = true)]
     pub json: bool,
-    /// More log output on stderr (-v info, -vv debug, -vvv trace).
+    /// More log output on stderr (-v: the project root chosen and why, info; -vv debug;
+    /// -vvv trace).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
 }
 
 impl Global {
-    /// The project root the user chose, or the current directory.
-    #[allow(dead_code)]
+    /// The project root: `--project`, else discovered from the current directory.
     pub fn project_root(&self) -> anyhow::Result<PathBuf> {
-        self.given_project_root()
-            .map(|p| std::path::absolute(&p).unwrap_or(p))
+        Ok(crate::layers::project_root(self)?.root.into_std_path_buf())
     }
 
-    fn given_project_root(&self) -> anyhow::Result<PathBuf> {
-        match &self.project {
-            Some(p) => Ok(p.clone()),
-            None => Ok(std::env::current_dir()?),
-        }
-    }
-}
-
-impl Global {
-    /// The effective protocol version (SPEC §3.1): the flag, else `PAPAYU_PROTOCOL_VERSION`
-    /// (forces), else `PAPAYU_PROTOCOL_DEFAULT`, else v2.
-    #[allow(
-        clippy::disallowed_methods,
-        reason = "frontends read the environment once (SPEC §12)"
-    )]
+    /// The effective protocol version (SPEC §3.1): `--protocol` / `PAPAYU_PROTOCOL_VERSION` /
+    /// `protocol.version` (forces), else `protocol.default` (its variable or a file), else v2.
     pub fn protocol_version(&self) -> anyhow::Result<ProtocolVersion> {
-        if let Some(n) = self.protocol {
-            return version(n);
-        }
-        for var in ["PAPAYU_PROTOCOL_VERSION", "PAPAYU_PROTOCOL_DEFAULT"] {
-            if let Ok(value) = std::env::var(var) {
-                let n: u8 = value.trim().parse().map_err(|_| {
+        let layered = crate::layers::layered(self)?;
+        for key in ["protocol.version", "protocol.default"] {
+            if let Some(setting) = layered.get(key)
+                && let Some(value) = setting.value.as_deref()
+            {
+                let from = setting.origin.as_deref().unwrap_or(key);
+                let bad = || {
                     UsageError(format!(
-                        "{var}={value:?} is not a protocol version (1, 2 or 3)"
+                        "{from}: {key} = {value:?} is not a protocol version (1, 2 or 3)"
                     ))
-                })?;
-                return version(n).map_err(|_| {
-                    UsageError(format!(
-                        "{var}={value:?} is not a protocol version (1, 2 or 3)"
-                    ))
-                    .into()
-                });
+                };
+                let n: u8 = value.trim().parse().map_err(|_| bad())?;
+                return version(n).map_err(|_| bad().into());
             }
         }
         Ok(ProtocolVersion::V2)

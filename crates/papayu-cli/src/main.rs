@@ -8,6 +8,8 @@
 mod cmd;
 mod exit;
 mod global;
+mod layers;
+mod vcs;
 
 use std::process::ExitCode;
 
@@ -44,6 +46,8 @@ enum Command {
     Memory(cmd::memory::Args),
     /// The local provider's models: fetch the default one, list the cached ones.
     Model(cmd::model::Args),
+    /// Show or change the configuration: each value with where it came from.
+    Config(cmd::config::Args),
     /// Check the configuration and the providers (reachability, structured output, latency).
     Doctor(cmd::doctor::Args),
     /// Send one prompt; print the raw and the parsed answer.
@@ -104,6 +108,7 @@ fn main() -> ExitCode {
         Command::Report(args) => cmd::report::run(args, &cli.global),
         Command::Memory(args) => cmd::memory::run(args, &cli.global),
         Command::Model(args) => cmd::model::run(args, &cli.global),
+        Command::Config(args) => cmd::config::run(args, &cli.global),
         Command::Doctor(args) => cmd::doctor::run(args, &cli.global),
         Command::Ask(args) => cmd::ask::run(args, &cli.global),
         Command::Context(args) => cmd::context::run(args, &cli.global),

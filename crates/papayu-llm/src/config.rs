@@ -159,7 +159,8 @@ impl fmt::Debug for ApiKey {
 pub struct RetryPolicy {
     /// Retries after the first attempt (default 2).
     pub max_retries: u32,
-    /// Base of the exponential backoff: attempt `n` waits `base · 2ⁿ`, jittered by ±50 %.
+    /// Base of the exponential backoff (backon's): retry `n` waits `base · 2ⁿ` plus a random
+    /// jitter of up to as much again, capped by `max_delay`.
     pub base_delay: Duration,
     /// Upper bound of any wait, including one asked for by `Retry-After`.
     pub max_delay: Duration,

@@ -305,7 +305,7 @@ pub(crate) struct StreamState {
     pub done: bool,
     input_tokens: Option<u64>,
     output_tokens: Option<u64>,
-    /// Pending SSE `data:` lines of the event being read.
+    /// The data of the SSE event being dispatched.
     data: String,
 }
 
@@ -320,33 +320,17 @@ impl StreamState {
         self.answer
     }
 
-    /// Feed one line (without its line ending). Returns `true` when text was added.
-    pub(crate) fn line(&mut self, kind: ProviderKind, line: &str) -> Result<bool, String> {
-        match kind {
-            ProviderKind::Ollama => self.ndjson_line(line),
-            _ => {
-                // SSE: `data:` lines accumulate until a blank line dispatches the event.
-                if line.is_empty() {
-                    return self.dispatch(kind);
-                }
-                if let Some(rest) = line.strip_prefix("data:") {
-                    if !self.data.is_empty() {
-                        self.data.push('\n');
-                    }
-                    self.data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
-                }
-                Ok(false)
-            }
-        }
+    /// Feed one NDJSON line (Ollama; without its line ending). Returns `true` when text was
+    /// added.
+    pub(crate) fn line(&mut self, line: &str) -> Result<bool, String> {
+        self.ndjson_line(line)
     }
 
-    /// Dispatch whatever is pending (end of stream without a final blank line).
-    pub(crate) fn end(&mut self, kind: ProviderKind) -> Result<bool, String> {
-        if kind == ProviderKind::Ollama {
-            Ok(false)
-        } else {
-            self.dispatch(kind)
-        }
+    /// Feed the data of one SSE event (parsed by eventsource-stream). Returns `true` when text
+    /// was added.
+    pub(crate) fn event(&mut self, kind: ProviderKind, data: &str) -> Result<bool, String> {
+        data.clone_into(&mut self.data);
+        self.dispatch(kind)
     }
 
     fn dispatch(&mut self, kind: ProviderKind) -> Result<bool, String> {

@@ -34,8 +34,9 @@ pub enum LlmError {
         /// The transport's message.
         message: String,
     },
-    /// The provider answered with an HTTP error status.
-    #[error("{url}: HTTP {status}: {body}")]
+    /// The provider answered with an HTTP error status (a 404 says what was requested and, for
+    /// an OpenAI-style path without `/v1`, suggests it).
+    #[error("{url}: HTTP {status}: {body}{}", not_found_hint(*.status, .url))]
     Http {
         /// The endpoint.
         url: String,
@@ -101,6 +102,23 @@ pub enum LlmError {
         /// One line per provider.
         failures: Vec<String>,
     },
+}
+
+/// For a 404: what was requested, and the `/v1` most OpenAI-compatible servers need.
+fn not_found_hint(status: u16, url: &str) -> String {
+    if status != 404 {
+        return String::new();
+    }
+    let mut hint = format!(" (papayu sent POST {url}; the server has no such path");
+    if let Some(base) = url.strip_suffix("/chat/completions")
+        && !base.ends_with("/v1")
+    {
+        hint.push_str(&format!(
+            "; OpenAI-compatible servers serve it under /v1: set the API URL to {base}/v1"
+        ));
+    }
+    hint.push(')');
+    hint
 }
 
 impl LlmError {

@@ -4,6 +4,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::{Duration, Instant, SystemTime};
 
+use backon::{ExponentialBuilder, Retryable};
+use eventsource_stream::{EventStreamError, Eventsource};
 use futures_util::StreamExt;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
 use serde::Serialize;
@@ -312,84 +314,109 @@ impl HttpProvider {
         retries: &mut u32,
     ) -> Result<Answer, LlmError> {
         let policy = self.config.retry;
-        let mut attempt = 0u32;
-        loop {
-            let failure = match self.attempt(headers, body.clone(), request).await {
-                Ok(answer) => return Ok(answer),
-                Err(f) => f,
-            };
-            let (error, retry_after, retryable) = match failure {
-                Failure::Http {
+        let backoff = ExponentialBuilder::default()
+            .with_min_delay(policy.base_delay)
+            .with_max_delay(policy.max_delay)
+            .with_max_times(policy.max_retries as usize)
+            .with_jitter();
+        let attempt = || async {
+            self.attempt(headers, body.clone(), request)
+                .await
+                .map_err(|f| self.judge(f, refusal_possible))
+        };
+        attempt
+            .retry(backoff)
+            .when(|j: &Judged| j.retryable)
+            // The server's Retry-After wins over the backoff; no wait is longer than max_delay.
+            .adjust(|j, wait| wait.map(|w| j.retry_after.unwrap_or(w).min(policy.max_delay)))
+            .notify(|j, wait| {
+                *retries += 1;
+                tracing::info!(
+                    event = "LLM_RETRY",
+                    provider = self.config.kind.as_str(),
+                    model = %self.config.model,
+                    attempt = *retries,
+                    wait_ms = wait.as_secs_f64() * 1000.0,
+                    error = %j.error,
+                );
+            })
+            .await
+            .map_err(|j| j.error)
+    }
+
+    /// A failed attempt as the error it reports, and whether (and when) to try again.
+    fn judge(&self, failure: Failure, refusal_possible: bool) -> Judged {
+        let (error, retry_after, retryable) = match failure {
+            Failure::Http {
+                status,
+                body,
+                retry_after,
+            } => {
+                let error = LlmError::Http {
+                    url: self.endpoint.clone(),
                     status,
-                    body,
+                    body: shorten(&redact(&body), MAX_ERROR_BODY_CHARS),
+                };
+                let refusal = refusal_possible && mentions_format_refusal(&body);
+                (
+                    error,
                     retry_after,
-                } => {
-                    let error = LlmError::Http {
-                        url: self.endpoint.clone(),
-                        status,
-                        body: shorten(&redact(&body), MAX_ERROR_BODY_CHARS),
-                    };
-                    let refusal = refusal_possible && mentions_format_refusal(&body);
-                    (
-                        error,
-                        retry_after,
-                        !refusal && (status == 429 || status >= 500),
-                    )
-                }
-                Failure::Network(message) => (
-                    LlmError::Network {
-                        url: self.endpoint.clone(),
-                        message: redact(&message).into_owned(),
-                    },
-                    None,
-                    true,
-                ),
-                Failure::Timeout => {
-                    tracing::warn!(
-                        event = "LLM_REQUEST_TIMEOUT",
-                        provider = self.config.kind.as_str(),
-                        model = %self.config.model,
-                        timeout_s = self.config.timeout.as_secs_f64(),
-                    );
-                    return Err(LlmError::Timeout {
+                    !refusal && (status == 429 || status >= 500),
+                )
+            }
+            Failure::Network(message) => (
+                LlmError::Network {
+                    url: self.endpoint.clone(),
+                    message: redact(&message).into_owned(),
+                },
+                None,
+                true,
+            ),
+            Failure::Timeout => {
+                tracing::warn!(
+                    event = "LLM_REQUEST_TIMEOUT",
+                    provider = self.config.kind.as_str(),
+                    model = %self.config.model,
+                    timeout_s = self.config.timeout.as_secs_f64(),
+                );
+                (
+                    LlmError::Timeout {
                         url: self.endpoint.clone(),
                         after: self.config.timeout,
-                    });
-                }
-                Failure::Bad(message) => {
-                    return Err(LlmError::BadResponse {
-                        url: self.endpoint.clone(),
-                        message: shorten(&redact(&message), MAX_ERROR_BODY_CHARS),
-                    });
-                }
-                Failure::TooLarge(limit) => {
-                    tracing::warn!(
-                        event = "LLM_RESPONSE_TOO_LARGE",
-                        provider = self.config.kind.as_str(),
-                        model = %self.config.model,
-                        limit,
-                    );
-                    return Err(LlmError::AnswerTooLarge {
-                        url: self.endpoint.clone(),
-                        limit,
-                    });
-                }
-            };
-            if !retryable || attempt >= policy.max_retries {
-                return Err(error);
+                    },
+                    None,
+                    false,
+                )
             }
-            let wait = backoff(&policy, attempt, retry_after);
-            tracing::info!(
-                event = "LLM_RETRY",
-                provider = self.config.kind.as_str(),
-                model = %self.config.model,
-                attempt = attempt + 1,
-                wait_ms = wait.as_secs_f64() * 1000.0,
-                error = %error,
-            );
-            tokio::time::sleep(wait).await;
-            attempt += 1;
-            *retries += 1;
+            Failure::Bad(message) => (
+                LlmError::BadResponse {
+                    url: self.endpoint.clone(),
+                    message: shorten(&redact(&message), MAX_ERROR_BODY_CHARS),
+                },
+                None,
+                false,
+            ),
+            Failure::TooLarge(limit) => {
+                tracing::warn!(
+                    event = "LLM_RESPONSE_TOO_LARGE",
+                    provider = self.config.kind.as_str(),
+                    model = %self.config.model,
+                    limit,
+                );
+                (
+                    LlmError::AnswerTooLarge {
+                        url: self.endpoint.clone(),
+                        limit,
+                    },
+                    None,
+                    false,
+                )
+            }
+        };
+        Judged {
+            error,
+            retry_after,
+            retryable,
         }
     }
 
@@ -483,43 +510,71 @@ async fn read_stream(
     cap: usize,
 ) -> Result<Answer, Failure> {
     let mut state = StreamState::default();
-    let mut lines = LineSplitter::default();
-    let mut chunks = response.bytes_stream();
     let wire_cap = wire_limit(cap, true);
     let mut wire = 0usize;
-    while let Some(chunk) = chunks.next().await {
-        let chunk = chunk.map_err(transport_failure)?;
+    // The wire cap is checked as bytes arrive, before any parsing.
+    let chunks = response.bytes_stream().map(move |chunk| {
+        let chunk = chunk.map_err(Wire::Transport)?;
         wire = wire.saturating_add(chunk.len());
         if wire > wire_cap {
-            return Err(Failure::TooLarge(cap));
+            return Err(Wire::TooLarge);
         }
-        let mut grew = false;
-        lines
-            .push(&chunk, |line| {
-                grew |= state.line(kind, line)?;
-                Ok(())
-            })
-            .map_err(Failure::Bad)?;
+        Ok(chunk)
+    });
+    let wire_failure = |e: Wire| match e {
+        Wire::Transport(e) => transport_failure(e),
+        Wire::TooLarge => Failure::TooLarge(cap),
+    };
+    let feed = |grew: bool, state: &StreamState| -> Result<(), Failure> {
         if state.answer.text.len() > cap {
             return Err(Failure::TooLarge(cap));
         }
         if grew && let Some(progress) = progress {
             progress(state.chars);
         }
-        if state.done {
-            break;
+        Ok(())
+    };
+    if kind == ProviderKind::Ollama {
+        let mut lines = LineSplitter::default();
+        let mut chunks = std::pin::pin!(chunks);
+        while let Some(chunk) = chunks.next().await {
+            let chunk = chunk.map_err(wire_failure)?;
+            let mut grew = false;
+            lines
+                .push(&chunk, |line| {
+                    grew |= state.line(line)?;
+                    Ok(())
+                })
+                .map_err(Failure::Bad)?;
+            feed(grew, &state)?;
+            if state.done {
+                break;
+            }
         }
-    }
-    let mut grew = false;
-    lines
-        .finish(|line| {
-            grew |= state.line(kind, line)?;
-            Ok(())
-        })
-        .map_err(Failure::Bad)?;
-    grew |= state.end(kind).map_err(Failure::Bad)?;
-    if grew && let Some(progress) = progress {
-        progress(state.chars);
+        let mut grew = false;
+        lines
+            .finish(|line| {
+                grew |= state.line(line)?;
+                Ok(())
+            })
+            .map_err(Failure::Bad)?;
+        feed(grew, &state)?;
+    } else {
+        // A final blank line dispatches an event the server left unterminated.
+        let end = futures_util::stream::once(async { Ok(bytes::Bytes::from_static(b"\n\n")) });
+        let mut events = std::pin::pin!(chunks.chain(end).eventsource());
+        while let Some(event) = events.next().await {
+            let event = event.map_err(|e| match e {
+                EventStreamError::Transport(w) => wire_failure(w),
+                EventStreamError::Utf8(e) => Failure::Bad(format!("stream is not UTF-8: {e}")),
+                EventStreamError::Parser(e) => Failure::Bad(format!("stream is not SSE: {e}")),
+            })?;
+            let grew = state.event(kind, &event.data).map_err(Failure::Bad)?;
+            feed(grew, &state)?;
+            if state.done {
+                break;
+            }
+        }
     }
     if !state.done && state.chars == 0 {
         return Err(Failure::Bad(
@@ -529,13 +584,20 @@ async fn read_stream(
     Ok(state.finish())
 }
 
+/// Why the byte stream of a streamed answer stopped.
+enum Wire {
+    Transport(reqwest::Error),
+    TooLarge,
+}
+
 fn transport_failure(e: reqwest::Error) -> Failure {
     if e.is_timeout() {
         Failure::Timeout
     } else if e.is_decode() {
         Failure::Bad(error_chain(&e))
     } else {
-        Failure::Network(error_chain(&e))
+        // The URL is in the error's own message already (`LlmError::Network`): once is enough.
+        Failure::Network(error_chain(&e.without_url()))
     }
 }
 
@@ -550,21 +612,11 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     message
 }
 
-/// How long to wait before retry number `attempt + 1`: the server's `Retry-After` when it gave
-/// one, else `base · 2^attempt` jittered by ±50 %; never more than `max_delay`.
-pub(crate) fn backoff(
-    policy: &crate::config::RetryPolicy,
-    attempt: u32,
+/// A failed attempt, judged.
+struct Judged {
+    error: LlmError,
     retry_after: Option<Duration>,
-) -> Duration {
-    let wait = match retry_after {
-        Some(d) => d,
-        None => {
-            let exp = policy.base_delay.saturating_mul(1u32 << attempt.min(16));
-            exp.mul_f64(0.5 + fastrand::f64())
-        }
-    };
-    wait.min(policy.max_delay)
+    retryable: bool,
 }
 
 /// `retry-after-ms` (OpenAI) or `Retry-After` in seconds or as an HTTP date.

@@ -19,7 +19,11 @@ fn undo_and_redo_say_which_stack_is_empty() {
             matches!(err, UndoError::NothingToUndo { direction: d } if d == direction),
             "{err:?}"
         );
-        assert_eq!(err.code(), ErrorCode::NothingToUndo);
+        let code = match direction {
+            Direction::Undo => ErrorCode::NothingToUndo,
+            Direction::Redo => ErrorCode::NothingToRedo,
+        };
+        assert_eq!(err.code(), code);
         assert_eq!(err.to_string(), format!("nothing to {direction}"));
         assert_eq!(err.path(), None);
     }

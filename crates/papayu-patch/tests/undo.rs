@@ -18,7 +18,7 @@ fn undo_redo_round_trip_and_history() {
     );
     assert_eq!(
         project.redo(false).unwrap_err().code(),
-        ErrorCode::NothingToUndo
+        ErrorCode::NothingToRedo
     );
     let p1 =
         v2(r#"{"actions":[{"kind":"CREATE_FILE","path":"b.txt","content":"b\n"}],"summary":"s"}"#);
@@ -45,7 +45,7 @@ fn undo_redo_round_trip_and_history() {
     assert_eq!(tree(dir.path()), t2);
     assert_eq!(
         project.redo(false).unwrap_err().code(),
-        ErrorCode::NothingToUndo
+        ErrorCode::NothingToRedo
     );
     project.undo(false).unwrap();
     // A new apply clears the redo stack.
@@ -71,6 +71,7 @@ fn undo_conflict_lists_changed_files_and_force_overrides() {
     std::fs::write(dir.path().join("d/user.txt"), "new\n").unwrap();
     let err = project.undo(false).unwrap_err();
     assert_eq!(err.code(), ErrorCode::UndoConflict);
+    assert!(err.to_string().contains("pass --force"), "{err}");
     match &err {
         papayu_patch::UndoError::Conflict { paths } => {
             assert_eq!(paths, &["b.txt", "d/user.txt"])
@@ -213,4 +214,28 @@ fn a_damaged_journal_of_an_old_transaction_only_stops_what_reads_it() {
     let err = reopened.undo(false).unwrap_err();
     assert!(err.to_string().contains(&old.tx_id), "{err}");
     assert!(dir.path().join("a.txt").exists(), "nothing was undone");
+}
+
+#[test]
+fn inspect_reads_history_and_previews_without_creating_state() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(dir.path(), &[("a.txt", "a\n")]);
+    let t0 = tree(dir.path());
+    let project = Project::inspect(dir.path()).unwrap();
+    let h = project.history().unwrap();
+    assert!(h.undo.is_empty() && h.redo.is_empty());
+    let plan =
+        v2(r#"{"actions":[{"kind":"CREATE_FILE","path":"b.txt","content":"b\n"}],"summary":"s"}"#);
+    project.transaction(&plan).preview().unwrap();
+    assert_eq!(tree(dir.path()), t0);
+    assert!(!dir.path().join(".papa-yu").exists());
+
+    // With state, inspect sees the history an apply left.
+    Project::open(dir.path())
+        .unwrap()
+        .transaction(&plan)
+        .apply()
+        .unwrap();
+    let h = Project::inspect(dir.path()).unwrap().history().unwrap();
+    assert_eq!(h.undo.len(), 1);
 }

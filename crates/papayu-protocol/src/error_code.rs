@@ -127,6 +127,8 @@ error_codes! {
     RollbackConflict = "ERR_ROLLBACK_CONFLICT",
     /// Nothing on the undo (or redo) stack.
     NothingToUndo = "ERR_NOTHING_TO_UNDO",
+    /// Nothing on the redo stack.
+    NothingToRedo = "ERR_NOTHING_TO_REDO",
     /// A filesystem operation failed (the message names the path).
     Io = "ERR_IO",
 
@@ -152,6 +154,9 @@ error_codes! {
     NoSavedPlan = "ERR_NO_SAVED_PLAN",
     /// A configuration value (env var, policy file, preferences) is invalid.
     InvalidConfig = "ERR_INVALID_CONFIG",
+    /// An API key (or another secret) in a config file, or on its way into one: keys stay in
+    /// the environment, and a file names the variable that holds one.
+    SecretInConfig = "ERR_SECRET_IN_CONFIG",
     /// A memory_patch key is unknown or its value has the wrong type or range.
     MemoryPatchRejected = "ERR_MEMORY_PATCH_REJECTED",
     /// The user cancelled or declined the operation.

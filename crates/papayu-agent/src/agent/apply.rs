@@ -15,7 +15,9 @@ use super::solve::SolveOptions;
 use super::views::{ActionView, ApplyOutcome, ApplyPreview, Progress, ProgressFn, Stage};
 use crate::error::AgentError;
 use crate::prompt;
-use crate::state::store_saved_plan;
+use crate::state::{
+    PreviewedAnswer, content_sha, load_previewed, store_previewed, store_saved_plan,
+};
 use crate::trace::{ApplyRecord, TraceRecord};
 
 /// Which checks a transaction of the agent runs.
@@ -75,6 +77,15 @@ impl Agent {
         let mut call = self.new_call(Mode::Apply, &goal_text, version);
         match &saved {
             Some(s) => {
+                // A preview the user declined is judged again instead of asking the model anew,
+                // while the files it touches are unchanged.
+                call.reuse = load_previewed(&self.root)?
+                    .filter(|p| {
+                        p.plan_trace_id == s.trace_id
+                            && p.protocol == version.number()
+                            && p.still_matches(&self.root)
+                    })
+                    .map(|p| p.text);
                 call.sent = s.sent_files.clone();
                 call.context_text = s.context.clone();
                 // The plan's context is sent again: count it as this call's too.
@@ -123,6 +134,28 @@ impl Agent {
             return Err(self.finish_err(call, e));
         };
         let no_changes = plan.actions().is_empty();
+        if from_saved_plan
+            && let Some(text) = call.accepted_text.take()
+            && let Some(saved) = self.saved_plan()?
+        {
+            let bases = plan
+                .actions()
+                .iter()
+                .map(|a| {
+                    let path = a.path.as_str();
+                    (path.to_owned(), content_sha(&self.root, path))
+                })
+                .collect();
+            store_previewed(
+                &self.root,
+                PreviewedAnswer {
+                    plan_trace_id: saved.trace_id,
+                    protocol: call.version.number(),
+                    text,
+                    bases,
+                },
+            )?;
+        }
         call.trace.apply = Some(ApplyRecord {
             outcome: if no_changes { "no_changes" } else { "pending" }.into(),
             tx_id: None,

@@ -70,6 +70,10 @@ pub(super) struct Call {
     /// Which request the next one to the model is.
     pub(super) next: Round,
     pub(super) context: ContextReport,
+    /// An answer to judge instead of asking the model (a previewed answer kept for `apply`).
+    pub(super) reuse: Option<String>,
+    /// The accepted answer's text, as judged.
+    pub(super) accepted_text: Option<String>,
 }
 
 impl Agent {
@@ -87,6 +91,8 @@ impl Agent {
             trace: self.new_trace(mode, goal, version),
             next: Round::Initial,
             context: ContextReport::default(),
+            reuse: None,
+            accepted_text: None,
         }
     }
 
@@ -290,22 +296,32 @@ impl Agent {
                 attempt: call.next,
                 protocol: call.version.number(),
             });
-            let completion = self.complete(request.clone(), progress).await?;
-            self.usage.add(completion.usage);
+            let (answer, reused) = match call.reuse.take() {
+                Some(text) => {
+                    tracing::info!(event = "APPLY_ANSWER_REUSED", chars = text.len());
+                    (text, true)
+                }
+                None => {
+                    let completion = self.complete(request.clone(), progress).await?;
+                    self.usage.add(completion.usage);
+                    (completion.text, false)
+                }
+            };
             let mut attempt = AttemptRecord {
                 kind: call.next,
                 protocol: call.version.number(),
                 input_chars,
-                output_chars: completion.text.chars().count(),
+                output_chars: answer.chars().count(),
                 violations: Vec::new(),
                 stage: None,
-                raw: self.config.trace_raw.then(|| completion.text.clone()),
+                raw: self.config.trace_raw.then(|| answer.clone()),
             };
             // A narrowed answer leaves out what papayu knows (the base hashes of the files it
-            // sent, an edit's op and anchor): put it back before judging the answer.
+            // sent, an edit's op and anchor): put it back before judging the answer. A reused
+            // answer was filled in already.
             let text = match &shape {
-                Some(s) if s.papayu_fills => fill_in(&completion.text, &call.sent),
-                _ => completion.text,
+                Some(s) if s.papayu_fills && !reused => fill_in(&answer, &call.sent),
+                _ => answer,
             };
 
             // A round of context requests, while rounds remain.
@@ -336,6 +352,7 @@ impl Agent {
 
             let (violations, stage) = match self.check(call, &text, progress) {
                 Ok(accepted) => {
+                    call.accepted_text = Some(text);
                     if call.next == Round::Repair {
                         call.trace.repair_success = Some(true);
                     }

@@ -541,3 +541,48 @@ async fn r_an_edit_of_text_the_file_lacks_is_repaired_with_the_files_closest_lin
         "{repair}"
     );
 }
+
+/// Issue 18 item 5: a declined preview is kept with its base hashes; `apply` judges it again
+/// without a second model call while the files are unchanged, and asks anew once they change.
+#[tokio::test]
+async fn a_declined_preview_is_reused_while_its_files_are_unchanged() {
+    let project = Project::new(&[("src/lib.rs", LIB_RS.as_bytes())]);
+    let model = Model::start(&[
+        plan_answer("1) return 42"),
+        patch_answer(&sha(LIB_RS.as_bytes())),
+        patch_answer(&sha(b"pub fn answer() -> u32 {\n    41\n}\n// edited\n")),
+    ])
+    .await;
+    let mut agent = project.agent(&model, &[]);
+    agent
+        .plan("make answer() return 42", &no_progress)
+        .await
+        .unwrap();
+    let first = agent.prepare_apply(None, &no_progress).await.unwrap();
+    assert_eq!(model.requests().await.len(), 2);
+    drop(agent);
+
+    // Declined, then asked again in a later process: the same preview, no model call.
+    let mut agent = project.agent(&model, &[]);
+    let again = agent.prepare_apply(None, &no_progress).await.unwrap();
+    assert_eq!(model.requests().await.len(), 2, "no second model call");
+    assert_eq!(again.preview.files[0].diff, first.preview.files[0].diff);
+    assert_eq!(again.actions.len(), 1);
+
+    // The file changed: the kept answer no longer fits, the model is asked.
+    std::fs::write(
+        project.root().join("src/lib.rs"),
+        "pub fn answer() -> u32 {\n    41\n}\n// edited\n",
+    )
+    .unwrap();
+    let fresh = agent.prepare_apply(None, &no_progress).await.unwrap();
+    assert_eq!(model.requests().await.len(), 3);
+    let out = agent.apply(&fresh, None, false, &no_progress).unwrap();
+    assert!(out.applied);
+    assert!(
+        papayu_agent::load_previewed(project.root())
+            .unwrap()
+            .is_none(),
+        "applying clears the saved plan and its preview"
+    );
+}

@@ -223,3 +223,64 @@ async fn saving_a_setting_the_configuration_refuses_names_the_variable() {
         .await
         .unwrap();
 }
+
+/// The UI and `papayu config` share the user's config file: what one writes the other reads,
+/// other keys and comments survive a save, and the legacy JSON file is migrated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_live_in_the_users_config_file() {
+    let f = Fixture::new(&[], None, &[]).await;
+    let config = f.dir.path().join("config");
+    std::fs::create_dir_all(config.join("papayu")).unwrap();
+    std::fs::write(
+        config.join(papayu_app::LEGACY_SETTINGS_FILE),
+        r#"{"model": "m-legacy", "temperature": 0.5}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        config.join(SETTINGS_FILE),
+        "# mine\n[llm]\nmodel = \"m-cli\"\n\n[context]\nmax_files = 7\n",
+    )
+    .unwrap();
+    let read = f.app.get_settings(NoArgs {}).await.unwrap();
+    assert_eq!(read.model.as_deref(), Some("m-cli"), "the config file wins");
+    assert_eq!(
+        read.temperature,
+        Some(0.5),
+        "the legacy file fills the rest"
+    );
+
+    let mut s = read.clone();
+    s.model = Some("m-ui".into());
+    s.theme = Theme::Dark;
+    s.strict_json = Some(true);
+    f.app
+        .save_settings(SaveSettingsArgs {
+            settings: s.clone(),
+        })
+        .await
+        .unwrap();
+    let file = std::fs::read_to_string(config.join(SETTINGS_FILE)).unwrap();
+    for expected in [
+        "# mine",
+        "model = \"m-ui\"",
+        "max_files = 7",
+        "temperature = 0.5",
+        "strict_json = true",
+        "theme = \"dark\"",
+    ] {
+        assert!(file.contains(expected), "{expected} in:\n{file}");
+    }
+    assert!(!config.join(papayu_app::LEGACY_SETTINGS_FILE).exists());
+    assert_eq!(f.app.get_settings(NoArgs {}).await.unwrap(), s);
+
+    s.model = None;
+    f.app
+        .save_settings(SaveSettingsArgs { settings: s })
+        .await
+        .unwrap();
+    let file = std::fs::read_to_string(config.join(SETTINGS_FILE)).unwrap();
+    assert!(
+        !file.contains("m-ui"),
+        "a cleared field leaves the file:\n{file}"
+    );
+}

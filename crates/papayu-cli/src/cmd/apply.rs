@@ -73,6 +73,8 @@ pub fn confirm_and_apply(
         return Ok(Exit::from(code));
     }
     let has_deletes = !preview.deletes.is_empty();
+    let paths: Vec<String> = preview.actions.iter().map(|a| a.path.clone()).collect();
+    crate::vcs::warn_uncommitted(global, &paths);
     if !yes {
         let question = if has_deletes {
             format!(
@@ -88,7 +90,9 @@ pub fn confirm_and_apply(
                 println!("{}", serde_json::to_string_pretty(&doc)?);
             }
             if preview.from_saved_plan() {
-                eprintln!("papayu: not applied; the plan stays saved (`papayu apply` asks again)");
+                eprintln!(
+                    "papayu: not applied; the plan and this preview stay saved (`papayu apply` shows it again, without asking the model while the files are unchanged)"
+                );
             } else {
                 eprintln!("papayu: not applied; nothing was written");
             }
@@ -107,6 +111,14 @@ pub fn confirm_and_apply(
                 );
             } else {
                 println!("Applied.");
+            }
+            if let Some(report) = &outcome.report {
+                let summary = preview.summary.as_deref().unwrap_or(&preview.goal);
+                if let Some(said) =
+                    crate::vcs::commit_applied(global, &touched(report), summary, &report.tx_id)
+                {
+                    eprintln!("papayu: {said}");
+                }
             }
             Ok(Exit::Ok)
         }
@@ -134,4 +146,9 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         ),
         Err(e) => report_agent_error(&e, global),
     }
+}
+
+/// The paths a transaction touched.
+pub fn touched(report: &papayu_patch::ApplyReport) -> Vec<String> {
+    report.files.iter().map(|f| f.path.clone()).collect()
 }

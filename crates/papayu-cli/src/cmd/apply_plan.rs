@@ -40,15 +40,24 @@ pub enum Loaded {
     Rejected(Exit),
 }
 
-/// The project root (`--project` or the current directory), opened (which runs recovery).
+/// The project root (`--project`, else discovered), opened (which runs recovery).
 pub fn open_project(global: &Global) -> Result<Project> {
+    opened(global, |root| Project::open(root))
+}
+
+/// The project root for a read-only command: without a `.papa-yu/` nothing is created.
+pub fn inspect_project(global: &Global) -> Result<Project> {
+    opened(global, |root| Project::inspect(root))
+}
+
+fn opened(
+    global: &Global,
+    open: fn(&Path) -> Result<Project, papayu_patch::OpenError>,
+) -> Result<Project> {
     let root = global.project_root()?;
-    match Project::open(&root) {
-        Ok(p) => Ok(p),
-        Err(e) => {
-            Err(anyhow::Error::new(e).context(format!("cannot open project {}", root.display())))
-        }
-    }
+    open(&root).map_err(|e| {
+        anyhow::Error::new(e).context(format!("cannot open project {}", root.display()))
+    })
 }
 
 /// Parse and validate a plan file with the effective protocol version; report a rejection.
@@ -210,6 +219,8 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     if !global.json {
         print_preview(&preview);
     }
+    let paths: Vec<String> = preview.files.iter().map(|f| f.path.clone()).collect();
+    crate::vcs::warn_uncommitted(global, &paths);
     if !args.yes {
         let deletes = preview.summary.delete + preview.summary.rmdir > 0;
         if global.json || !confirm(deletes)? {
@@ -249,8 +260,26 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
                     report.tx_id
                 );
             }
+            if let Some(said) = crate::vcs::commit_applied(
+                global,
+                &crate::cmd::apply::touched(&report),
+                &plan_summary(&args.plan, plan.version()),
+                &report.tx_id,
+            ) {
+                eprintln!("papayu: {said}");
+            }
             Ok(Exit::Ok)
         }
         Err(e) => report_error(&e, global),
     }
+}
+
+/// The plan file's `summary` (the commit message of `--commit`), else its name.
+fn plan_summary(path: &Path, version: papayu_protocol::ProtocolVersion) -> String {
+    fs_err::read_to_string(path)
+        .ok()
+        .and_then(|text| papayu_protocol::parse_response(&text, version).ok())
+        .and_then(|r| r.summary)
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| format!("papayu: apply {}", path.display()))
 }

@@ -71,6 +71,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     if global.json {
         let mut doc = serde_json::to_value(&report)?;
         doc["config"] = serde_json::to_value(config.config_snapshot())?;
+        doc["settings"] = crate::cmd::config::settings_json(global, &config)?;
         doc["checks_confinement"] = confinement(&config);
         doc["ok"] = serde_json::Value::Bool(ok);
         println!("{}", serde_json::to_string_pretty(&doc)?);
@@ -81,10 +82,8 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
                 .as_str()
                 .unwrap_or_default()
         );
-        println!("configuration (effective):");
-        for (k, v) in config.config_snapshot() {
-            println!("  {k} = {v}");
-        }
+        println!("configuration (effective, with where each value came from):");
+        crate::cmd::config::print_settings(global, &config, "  ")?;
         for p in &report.providers {
             println!("\nprovider {} {} model {}", p.kind, p.endpoint, p.model);
             println!("{}", serde_json::to_string_pretty(p)?);
@@ -131,6 +130,7 @@ fn local(
         "probe": probe,
         "checks_confinement": confinement(config),
         "config": config.config_snapshot(),
+        "settings": crate::cmd::config::settings_json(global, config)?,
     });
     if global.json {
         println!("{}", serde_json::to_string_pretty(&doc)?);
@@ -170,6 +170,8 @@ fn local(
         if let Some(p) = &probe {
             println!("  probe: {}", serde_json::to_string(p)?);
         }
+        println!("  configuration (effective, with where each value came from):");
+        crate::cmd::config::print_settings(global, config, "    ")?;
         println!(
             "\n{}",
             if ok {

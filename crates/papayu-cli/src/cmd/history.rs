@@ -3,7 +3,7 @@
 use anyhow::Result;
 use serde_json::json;
 
-use crate::cmd::apply_plan::{open_project, report_error};
+use crate::cmd::apply_plan::{inspect_project, report_error};
 use crate::exit::Exit;
 use crate::global::Global;
 
@@ -13,7 +13,7 @@ pub struct Args {}
 
 /// Exit 0.
 pub fn run(_args: &Args, global: &Global) -> Result<Exit> {
-    let project = open_project(global)?;
+    let project = inspect_project(global)?;
     let h = match project.history() {
         Ok(h) => h,
         Err(e) => return report_error(&e, global),

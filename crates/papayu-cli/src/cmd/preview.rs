@@ -6,7 +6,7 @@ use anyhow::Result;
 use papayu_patch::ApplyOptions;
 use serde_json::json;
 
-use crate::cmd::apply_plan::{Loaded, load_plan, open_project, print_preview, report_error};
+use crate::cmd::apply_plan::{Loaded, inspect_project, load_plan, print_preview, report_error};
 use crate::exit::Exit;
 use crate::global::Global;
 
@@ -19,7 +19,7 @@ pub struct Args {
 
 /// Exit 0 when apply would succeed, 3 when validation rejects the plan, 4 when an action is blocked.
 pub fn run(args: &Args, global: &Global) -> Result<Exit> {
-    let project = open_project(global)?;
+    let project = inspect_project(global)?;
     let plan = match load_plan(&args.plan, global)? {
         Loaded::Plan(p) => p,
         Loaded::Rejected(exit) => return Ok(exit),

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 use papayu_agent::{
-    ApplyPreview, DEFAULT_ATTEMPTS, SolveOptions, SolveOutcome, SolveReport, TestCommandSource,
-    Verdict,
+    ApplyOutcome, ApplyPreview, DEFAULT_ATTEMPTS, SolveOptions, SolveOutcome, SolveReport,
+    TestCommandSource, Verdict,
 };
 use papayu_protocol::ErrorCode;
 
@@ -85,6 +85,23 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         Some(c) if report.outcome == SolveOutcome::NotSolved => Exit::from(c),
         _ => exit_of(report.outcome),
     };
+    let committed = match (&report.applied, report.outcome.changed()) {
+        (
+            Some(ApplyOutcome {
+                report: Some(tx), ..
+            }),
+            true,
+        ) => {
+            let summary = report
+                .attempts
+                .iter()
+                .rev()
+                .find_map(|a| a.summary.clone())
+                .unwrap_or_else(|| report.goal.clone());
+            crate::vcs::commit_applied(global, &crate::cmd::apply::touched(tx), &summary, &tx.tx_id)
+        }
+        _ => None,
+    };
     if global.json {
         let mut doc = serde_json::to_value(&report)?;
         doc["ok"] = serde_json::Value::Bool(exit == Exit::Ok);
@@ -95,6 +112,9 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         return Ok(exit);
     }
     print_report(&report, !args.yes);
+    if let Some(said) = committed {
+        eprintln!("papayu: {said}");
+    }
     if let Some(code) = code {
         let why = report
             .reason

@@ -1,7 +1,6 @@
 //! What every model-facing command shares: configuration from the environment (read once,
 //! here), the provider, the agent, the async runtime and the progress indicator.
 
-use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,46 +15,7 @@ use papayu_llm::Provider;
 use crate::exit::{Exit, UsageError};
 use crate::global::Global;
 
-/// Every `PAPAYU_*` variable, read once (SPEC §12: libraries never read the environment).
-#[allow(
-    clippy::disallowed_methods,
-    reason = "frontends read the environment once (SPEC §12)"
-)]
-pub fn env_map() -> BTreeMap<String, String> {
-    std::env::vars()
-        .filter(|(k, _)| k.starts_with("PAPAYU_"))
-        .collect()
-}
-
-/// The user's configuration directory (`$XDG_CONFIG_HOME`, else `~/.config`).
-#[allow(
-    clippy::disallowed_methods,
-    reason = "frontends read the environment once (SPEC §12)"
-)]
-pub fn config_dir() -> PathBuf {
-    match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_default()
-            .join(".config"),
-    }
-}
-
-/// The user's cache directory (`$XDG_CACHE_HOME`, else `~/.cache`).
-#[allow(
-    clippy::disallowed_methods,
-    reason = "frontends read the environment once (SPEC §12)"
-)]
-pub fn cache_dir() -> PathBuf {
-    match std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_default()
-            .join(".cache"),
-    }
-}
+pub use crate::layers::{cache_home as cache_dir, config_home as config_dir, env_map};
 
 /// Where papayu keeps models: `<cache>/papayu/models` (shared with `scripts/local-llm.sh`).
 pub fn model_dir() -> PathBuf {
@@ -74,14 +34,15 @@ pub fn default_model() -> PathBuf {
     papayu_llm::default_model_path(&model_dir())
 }
 
-/// The GGUF file the user named: `--model-path`, else `PAPAYU_LOCAL_MODEL` — a path, or the
-/// short name of a catalogue model (`qwen2.5-coder-0.5b`: its place in the model cache) when no
-/// file of that name exists.
+/// The GGUF file the user named: `--model-path`, else `local.model` (`PAPAYU_LOCAL_MODEL` or a
+/// config file) — a path, or the short name of a catalogue model (`qwen2.5-coder-0.5b`: its
+/// place in the model cache) when no file of that name exists.
 pub fn named_local_model(global: &Global) -> Option<PathBuf> {
     let named = global.model_path.clone().or_else(|| {
-        env_map()
-            .get("PAPAYU_LOCAL_MODEL")
-            .map(|v| v.trim())
+        crate::layers::layered(global)
+            .ok()?
+            .value(papayu_agent::layered::keys::LOCAL_MODEL)
+            .map(str::trim)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     })?;
@@ -134,22 +95,10 @@ pub fn local_config(path: &std::path::Path) -> Result<papayu_llm::LocalConfig> {
     Ok(with_local_settings(LocalInputs::default())?.local_config(path))
 }
 
-/// The agent configuration: the environment, then the global flags on top.
+/// The agent configuration: the layered configuration (files, environment, flags), the API key
+/// from the environment.
 pub fn agent_config(global: &Global) -> Result<AgentConfig> {
-    let mut config =
-        AgentConfig::from_env_map(&env_map()).map_err(|e| UsageError(e.to_string()))?;
-    if let Some(p) = &global.provider {
-        config.provider = Some(
-            p.parse()
-                .map_err(|e| UsageError(format!("--provider {p}: {e}")))?,
-        );
-    }
-    if let Some(m) = &global.model {
-        config.model = Some(m.clone());
-    }
-    if global.protocol.is_some() {
-        config.protocol_version = Some(global.protocol_version()?);
-    }
+    let mut config = crate::layers::agent_config(global)?;
     config.sandbox = sandbox(&config);
     config.virtual_env = virtual_env();
     Ok(config)

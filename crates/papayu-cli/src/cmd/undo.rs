@@ -23,6 +23,14 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
 /// Undo (`redo == false`) or redo the top transaction; shared by `papayu undo` and `papayu redo`.
 pub fn step(global: &Global, force: bool, redo: bool) -> Result<Exit> {
     let project = open_project(global)?;
+    let undone = if redo {
+        None
+    } else {
+        project
+            .history()
+            .ok()
+            .and_then(|h| h.undo.first().map(|e| e.tx_id.clone()))
+    };
     let result = if redo {
         project.redo(force)
     } else {
@@ -48,6 +56,9 @@ pub fn step(global: &Global, force: bool, redo: bool) -> Result<Exit> {
                 for d in &r.displaced {
                     println!("{d}");
                 }
+            }
+            if let Some(hint) = undone.and_then(|tx| crate::vcs::after_undo(global, &tx)) {
+                eprintln!("papayu: note: {hint}");
             }
             Ok(Exit::Ok)
         }

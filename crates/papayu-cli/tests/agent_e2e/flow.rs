@@ -327,3 +327,46 @@ fn json_is_one_document_with_ok_for_every_outcome() {
     run.expect_code(2);
     assert_eq!(run.json()["ok"], json!(false), "{run:#?}");
 }
+
+/// Issue 18 item 13: `run --commit` makes one commit of the applied change, its summary as the
+/// subject; the user's own staged change stays out of it.
+#[test]
+fn run_with_commit_commits_the_applied_transaction() {
+    let project = lib_project();
+    let root = project.root();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    git(&["init", "-q"]);
+    git(&["config", "user.name", "T"]);
+    git(&["config", "user.email", "t@example.com"]);
+    git(&["config", "commit.gpgsign", "false"]);
+    git(&["add", "src", "README.md"]);
+    git(&["commit", "-q", "-m", "init"]);
+    std::fs::write(root.join("README.md"), "# mine\n").unwrap();
+    git(&["add", "README.md"]);
+    let model = Model::start(&[
+        read_request("src/lib.rs"),
+        change_answer(&sha(LIB_RS.as_bytes())),
+    ]);
+    let run = project.papayu(&model, &[], &["run", "--yes", "--commit", "make it 42"]);
+    run.expect_code(0);
+    assert!(run.stderr.contains("committed as "), "{run:#?}");
+    let files = git(&["show", "--name-only", "--format=%B", "HEAD"]);
+    assert!(files.contains("Papayu-Transaction: "), "{files}");
+    assert!(
+        files.contains("src/lib.rs") && files.contains("docs/NOTES.md"),
+        "{files}"
+    );
+    assert!(!files.contains("README.md"), "{files}");
+    assert_eq!(
+        git(&["diff", "--cached", "--name-only"]).trim(),
+        "README.md"
+    );
+}

@@ -304,7 +304,7 @@ fn ui_drives_the_real_backend_plan_preview_apply_undo() {
     let (status, e) = s.call("redo", json!({"project": p, "force": false}));
     assert_eq!(
         (status, e["code"].as_str()),
-        (422, Some("ERR_NOTHING_TO_UNDO")),
+        (422, Some("ERR_NOTHING_TO_REDO")),
         "{e}"
     );
 }

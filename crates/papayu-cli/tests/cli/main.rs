@@ -9,7 +9,11 @@
     missing_docs
 )]
 
+mod config;
+mod discovery;
 mod errors;
+mod exits;
+mod git;
 mod schema;
 mod validate;
 
@@ -57,4 +61,44 @@ pub fn repo_root() -> PathBuf {
         .join("../..")
         .canonicalize()
         .unwrap()
+}
+
+/// Run the real binary in `dir` with nothing of the user's environment: `HOME` (and the XDG
+/// directories beneath it) is `home`, no `PAPAYU_*` but `env`.
+pub fn hermetic(dir: &Path, home: &Path, env: &[(&str, &str)], args: &[&str]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_papayu"));
+    cmd.args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .stdin(std::process::Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("papayu runs");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
+        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
+    }
+}
+
+/// Every path beneath `dir`, sorted.
+pub fn tree_of(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            }
+            out.push(path);
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out.sort();
+    out
 }

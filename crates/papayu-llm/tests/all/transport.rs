@@ -243,3 +243,49 @@ fn invalid_configuration_is_rejected() {
     assert_eq!(err.code(), ErrorCode::LlmConfig);
     assert!(err.to_string().contains("no model"), "{err}");
 }
+
+/// Issue 18 item 8: a URL without `/v1` says what was requested and suggests the path.
+#[tokio::test]
+async fn a_404_names_the_request_and_suggests_v1() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(404).set_body_string("Not Found"))
+        .mount(&server)
+        .await;
+    let uri = server.uri();
+    let e = provider(KIND, &uri).complete(&request()).await.unwrap_err();
+    assert_eq!(e.code(), ErrorCode::LlmHttp);
+    let message = e.to_string();
+    assert!(
+        message.contains(&format!("papayu sent POST {uri}/chat/completions"))
+            && message.contains(&format!("set the API URL to {uri}/v1")),
+        "{message}"
+    );
+    let with_v1 = provider(KIND, &format!("{uri}/v1"))
+        .complete(&request())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        with_v1.contains("no such path") && !with_v1.contains("set the API URL"),
+        "{with_v1}"
+    );
+}
+
+/// Issue 18 item 8: a server that is down is named once, not once per error in the chain.
+#[tokio::test]
+async fn a_server_that_is_down_is_named_once() {
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let url = format!("http://127.0.0.1:{closed}/v1");
+    let e = provider(KIND, &url).complete(&request()).await.unwrap_err();
+    assert_eq!(e.code(), ErrorCode::LlmNetwork);
+    let message = e.to_string();
+    assert_eq!(
+        message.matches(&format!("127.0.0.1:{closed}")).count(),
+        1,
+        "{message}"
+    );
+}

@@ -303,7 +303,7 @@ pub enum UndoError {
         direction: Direction,
     },
     /// Files changed since the transaction (and `force` was not given).
-    #[error("changed since the transaction: {}; use force to override", paths.join(", "))]
+    #[error("changed since the transaction: {}; pass --force to override (the files' current content is then replaced)", paths.join(", "))]
     Conflict {
         /// The paths whose current state is not the transaction's result, sorted.
         paths: Vec<String>,
@@ -347,7 +347,12 @@ impl UndoError {
     /// The stable code for this error.
     pub fn code(&self) -> ErrorCode {
         match self {
-            UndoError::NothingToUndo { .. } => ErrorCode::NothingToUndo,
+            UndoError::NothingToUndo {
+                direction: Direction::Undo,
+            } => ErrorCode::NothingToUndo,
+            UndoError::NothingToUndo {
+                direction: Direction::Redo,
+            } => ErrorCode::NothingToRedo,
             UndoError::Conflict { .. } => ErrorCode::UndoConflict,
             UndoError::CheckFailed(_) => ErrorCode::CheckFailed,
             UndoError::Cancelled => ErrorCode::Cancelled,

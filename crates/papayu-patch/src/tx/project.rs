@@ -105,6 +105,24 @@ impl Project {
         })
     }
 
+    /// A project to preview plans and read the history of, creating nothing: without a
+    /// `.papa-yu/` no transaction can be unfinished, so nothing is locked, recovered or written
+    /// (read-only commands leave no state behind); with one, as [`Project::open`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Project::open`].
+    pub fn inspect(root: impl AsRef<Path>) -> Result<Project, OpenError> {
+        let root = root.as_ref().to_path_buf();
+        if root.join(".papa-yu").is_dir() {
+            return Project::open(root);
+        }
+        Ok(Project {
+            root,
+            undo_depth: DEFAULT_UNDO_DEPTH,
+        })
+    }
+
     /// The project root.
     pub fn root(&self) -> &Path {
         &self.root
