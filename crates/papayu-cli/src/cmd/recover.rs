@@ -17,7 +17,7 @@ pub fn run(_args: &Args, global: &Global) -> Result<Exit> {
     match papayu_patch::recover(&root) {
         Ok(r) => {
             if global.json {
-                println!("{}", json!({"ok": true, "recovery": r}));
+                crate::json::print_ok(&json!({"recovery": r}))?;
             } else if r.rolled_back.is_empty() && r.discarded.is_empty() {
                 println!("nothing to recover");
             } else {

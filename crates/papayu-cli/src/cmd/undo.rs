@@ -31,7 +31,7 @@ pub fn step(global: &Global, force: bool, redo: bool) -> Result<Exit> {
     match result {
         Ok(r) => {
             if global.json {
-                println!("{}", json!({"ok": true, "tx_id": r.tx_id}));
+                crate::json::print_ok(&json!({"tx_id": r.tx_id}))?;
             } else if redo {
                 println!("redone (as transaction {})", r.tx_id);
             } else {
