@@ -2,6 +2,7 @@
 //! drops them where colour is off), the progress spinner (indicatif) and tables (comfy-table).
 //! It touches only stdout and stderr, and knows no command.
 
+pub mod chart;
 pub mod progress;
 pub mod style;
 pub mod table;
