@@ -1,5 +1,6 @@
 //! The event vocabulary of `--json-stream`: one JSON object per line on stdout, each tagged by
-//! its `"event"` field. `plan` and `apply` write it; any command that streams uses these names.
+//! its `"event"` field. `plan`, `apply` and `run` write it; any command that streams uses these
+//! names.
 //!
 //! | `event`   | fields                                                                          |
 //! |-----------|---------------------------------------------------------------------------------|

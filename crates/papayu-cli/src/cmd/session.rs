@@ -248,7 +248,8 @@ fn utf8(path: PathBuf, what: &str) -> Result<Utf8PathBuf> {
 /// Open the agent on the project (recovery of an unfinished transaction runs first).
 pub fn open_agent(global: &Global) -> Result<Agent> {
     let mut config = agent_config(global)?;
-    config.stream = std::io::stderr().is_terminal() && !global.json;
+    // A spinner and a --json-stream transcript show the characters as they arrive.
+    config.stream = (std::io::stderr().is_terminal() && !global.json) || crate::json::streaming();
     let provider = provider(&config, global)?;
     let root = utf8(global.project_root()?, "project")?;
     let config_dir = utf8(config_dir(), "config directory")?;

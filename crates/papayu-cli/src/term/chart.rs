@@ -13,7 +13,7 @@ pub fn bar(fraction: f64, width: usize) -> String {
     };
     let eighths = (fraction * (width * 8) as f64).round() as usize;
     let mut out: String = std::iter::repeat_n('█', eighths / 8).collect();
-    if eighths % 8 > 0 {
+    if !eighths.is_multiple_of(8) {
         out.push(EIGHTHS[eighths % 8 - 1]);
     }
     let len = out.chars().count();

@@ -92,3 +92,17 @@ fn shapes_of_validate_and_preview_documents() {
         "validate_rejected": {"ok": invalid["ok"], "code": invalid["code"], "keys": keys(&invalid)},
     }));
 }
+
+#[test]
+fn schema_under_json_is_wrapped_in_the_one_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = papayu(dir.path(), &["schema", "--json", "--protocol", "3"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = doc(&run.stdout);
+    assert_eq!(
+        (d["ok"].clone(), d["code"].clone()),
+        (json!(true), Value::Null)
+    );
+    assert_eq!(d["protocol"], json!(3));
+    assert!(d["schema"].is_object(), "{d}");
+}
