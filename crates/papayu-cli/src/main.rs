@@ -42,7 +42,7 @@ enum Command {
     Apply(cmd::apply::Args),
     /// Solve GOAL: a change verified by the project's tests, or the project as it was.
     Run(cmd::run_goal::Args),
-    /// Interactive: plan → "ok" → preview → confirm → apply; undo.
+    /// A REPL: goal → plan → "ok" → preview → confirm → apply; /undo, /diff, /help.
     Chat(cmd::chat::Args),
     /// Inspect traces (.papa-yu/traces, written with PAPAYU_TRACE=1).
     Trace(cmd::trace::Args),
