@@ -139,11 +139,28 @@ pub fn compute(traces: &[TraceRecord], since: Option<Duration>, now_ms: u64) -> 
 
 /// `papayu report [--since 7d]`: read `.papa-yu/traces/` of `root` and compute the metrics.
 pub fn report(root: &Utf8Path, since: Option<Duration>, now_ms: u64) -> Result<Report, AgentError> {
-    let (traces, bad) = load_traces(root)?;
-    let records: Vec<TraceRecord> = traces.into_iter().map(|(_, t)| t).collect();
+    let (records, unreadable) = load_records(root)?;
     let mut r = compute(&records, since, now_ms);
-    r.unreadable_traces = bad.len();
+    r.unreadable_traces = unreadable;
     Ok(r)
+}
+
+/// [`report`] and its per-day [`timeline`], the traces read once.
+pub fn report_with_timeline(
+    root: &Utf8Path,
+    since: Option<Duration>,
+    now_ms: u64,
+) -> Result<(Report, Vec<DayBucket>), AgentError> {
+    let (records, unreadable) = load_records(root)?;
+    let mut r = compute(&records, since, now_ms);
+    r.unreadable_traces = unreadable;
+    Ok((r, timeline(&records, since, now_ms)))
+}
+
+/// The readable traces of `root` and how many were not.
+fn load_records(root: &Utf8Path) -> Result<(Vec<TraceRecord>, usize), AgentError> {
+    let (traces, bad) = load_traces(root)?;
+    Ok((traces.into_iter().map(|(_, t)| t).collect(), bad.len()))
 }
 
 /// One UTC day of [`timeline`]: the metrics a chart plots over time.

@@ -67,7 +67,12 @@ impl From<ErrorCode> for Exit {
             | C::PathEscapesRoot
             | C::UndoConflict
             | C::RollbackConflict => Exit::RolledBack,
-            C::LlmConfig | C::InvalidConfig | C::ModelNotFound | C::ModelInvalid => Exit::Usage,
+            C::LlmConfig
+            | C::InvalidConfig
+            | C::ModelNotFound
+            | C::ModelInvalid
+            | C::Usage
+            | C::ConfirmationRequired => Exit::Usage,
             _ => Exit::Failure,
         }
     }
@@ -82,6 +87,19 @@ impl std::fmt::Display for UsageError {
         f.write_str(&self.0)
     }
 }
+
+/// A command that must ask before changing files was run where it may not ask (`--json`,
+/// `--json-stream`): exit 2 with `ERR_CONFIRMATION_REQUIRED`; the message says to pass `--yes`.
+#[derive(Debug)]
+pub struct ConfirmationRequired(pub String);
+
+impl std::fmt::Display for ConfirmationRequired {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfirmationRequired {}
 
 /// Read a file the user named; failure is a usage error (exit 2) naming the path.
 pub fn read_input(path: &std::path::Path) -> anyhow::Result<String> {
@@ -148,9 +166,23 @@ fn coded_cause(err: &anyhow::Error) -> Option<(ErrorCode, bool)> {
         .or_else(|| cause::<papayu_patch::HistoryError>(err))
 }
 
-/// Print an error (as one JSON document with `json`) and turn the outcome into the process
-/// exit code.
-pub fn finish(result: anyhow::Result<Exit>, json: bool) -> ExitCode {
+/// The code a machine document gives an error no library code describes: the usage codes for
+/// the binary's own errors, `ERR_IO` for an I/O failure, else none.
+fn uncoded(err: &anyhow::Error) -> Option<ErrorCode> {
+    if err.downcast_ref::<ConfirmationRequired>().is_some() {
+        Some(ErrorCode::ConfirmationRequired)
+    } else if err.downcast_ref::<UsageError>().is_some() {
+        Some(ErrorCode::Usage)
+    } else if err.chain().any(|c| c.is::<std::io::Error>()) {
+        Some(ErrorCode::Io)
+    } else {
+        None
+    }
+}
+
+/// Print an error (with `json`, as the one machine document `{"ok":false,"code":…,"error":…}`
+/// handed to `json`) and turn the outcome into the process exit code.
+pub fn finish(result: anyhow::Result<Exit>, json: Option<fn(&serde_json::Value)>) -> ExitCode {
     match result {
         Ok(code) => code.into(),
         Err(err) => {
@@ -158,7 +190,9 @@ pub fn finish(result: anyhow::Result<Exit>, json: bool) -> ExitCode {
             let llm_code = err
                 .downcast_ref::<papayu_llm::LlmError>()
                 .map(papayu_llm::LlmError::code);
-            let exit = if err.downcast_ref::<UsageError>().is_some() {
+            let exit = if err.downcast_ref::<UsageError>().is_some()
+                || err.downcast_ref::<ConfirmationRequired>().is_some()
+            {
                 Exit::Usage
             } else if let Some(code) = llm_code {
                 Exit::from(code)
@@ -166,14 +200,11 @@ pub fn finish(result: anyhow::Result<Exit>, json: bool) -> ExitCode {
                 Exit::Failure
             };
             let coded = coded_cause(&err);
-            if json {
-                let doc = match coded {
-                    Some((code, _)) => {
-                        serde_json::json!({ "ok": false, "code": code, "error": format!("{err:#}") })
-                    }
-                    None => serde_json::json!({ "ok": false, "error": format!("{err:#}") }),
-                };
-                println!("{doc}");
+            if let Some(print) = json {
+                let code = coded.map(|(code, _)| code).or_else(|| uncoded(&err));
+                print(
+                    &serde_json::json!({ "ok": false, "code": code, "error": format!("{err:#}") }),
+                );
             } else {
                 match coded {
                     // The code once, in front, however deep in the context chain the error is.

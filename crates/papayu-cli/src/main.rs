@@ -6,14 +6,20 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod cmd;
+mod events;
 mod exit;
 mod global;
+mod help;
+mod json;
 mod layers;
+mod term;
 mod vcs;
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use papayu_protocol::ErrorCode;
 
 use crate::exit::Exit;
 use crate::global::Global;
@@ -24,6 +30,8 @@ use crate::global::Global;
 struct Cli {
     #[command(flatten)]
     global: Global,
+    #[command(flatten)]
+    term: term::TermArgs,
     #[command(subcommand)]
     command: Command,
 }
@@ -36,7 +44,7 @@ enum Command {
     Apply(cmd::apply::Args),
     /// Solve GOAL: a change verified by the project's tests, or the project as it was.
     Run(cmd::run_goal::Args),
-    /// Interactive: plan → "ok" → preview → confirm → apply; undo.
+    /// A REPL: goal → plan → "ok" → preview → confirm → apply; /undo, /diff, /help.
     Chat(cmd::chat::Args),
     /// Inspect traces (.papa-yu/traces, written with PAPAYU_TRACE=1).
     Trace(cmd::trace::Args),
@@ -74,24 +82,38 @@ enum Command {
     Recover(cmd::recover::Args),
     /// Apply one unified diff to one file (or a JSONL batch), reporting the tier per hunk.
     ApplyPatch(cmd::apply_patch::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(cmd::completions::Args),
     /// Run a command confined (the launcher of check commands).
     #[command(hide = true)]
     SandboxExec(cmd::sandbox_exec::Args),
 }
 
-fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() {
-                Exit::Usage
-            } else {
-                Exit::Ok
-            };
-            let _ = e.print();
-            return code.into();
+impl Command {
+    /// Whether the command was asked for a `--json-stream` transcript.
+    fn json_stream(&self) -> bool {
+        match self {
+            Command::Plan(args) => args.json_stream,
+            Command::Apply(args) => args.json_stream,
+            Command::Run(args) => args.json_stream,
+            _ => false,
         }
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let mut cli = match help::parse(&args, term::ColorWhen::from_args(&args)) {
+        Ok(cli) => cli,
+        Err(e) => return usage(&e, &args),
     };
+    term::init(cli.term.color);
+    if cli.command.json_stream() {
+        // A stream is machine output: every `--json` path applies, its document becomes the
+        // `result` event.
+        cli.global.json = true;
+        json::set_streaming();
+    }
     global::init_tracing(&cli.global);
     // Journals are trusted only when sealed with this user's key (created on first use).
     papayu_patch::use_journal_key_file(
@@ -122,7 +144,32 @@ fn main() -> ExitCode {
         Command::Ui(args) => cmd::ui::run(args, &cli.global),
         Command::Recover(args) => cmd::recover::run(args, &cli.global),
         Command::ApplyPatch(args) => cmd::apply_patch::run(args, &cli.global),
+        Command::Completions(args) => cmd::completions::run(args, &cli.global),
         Command::SandboxExec(args) => cmd::sandbox_exec::run(args, &cli.global),
     };
-    exit::finish(result, cli.global.json)
+    exit::finish(result, cli.global.json.then_some(json::print as fn(&_)))
+}
+
+/// clap's answer to a command line it could not use (or to `--help`, `--version`): as clap
+/// prints it, or under `--json`/`--json-stream` as the machine document with `ERR_USAGE`.
+fn usage(e: &clap::Error, args: &[OsString]) -> ExitCode {
+    if !e.use_stderr() {
+        let _ = e.print();
+        return Exit::Ok.into();
+    }
+    match json::requested_in(args) {
+        Some(stream) => {
+            if stream {
+                json::set_streaming();
+            }
+            let message = e.render().to_string();
+            let message = message.trim_end().trim_start_matches("error: ");
+            let body = serde_json::json!({ "error": message });
+            json::print(&json::document(false, Some(ErrorCode::Usage), body));
+        }
+        None => {
+            let _ = e.print();
+        }
+    }
+    Exit::Usage.into()
 }

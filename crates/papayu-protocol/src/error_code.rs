@@ -161,6 +161,13 @@ error_codes! {
     MemoryPatchRejected = "ERR_MEMORY_PATCH_REJECTED",
     /// The user cancelled or declined the operation.
     Cancelled = "ERR_CANCELLED",
+
+    // --- command line
+    /// The command line could not be used: an unknown flag, a missing argument, a bad value.
+    Usage = "ERR_USAGE",
+    /// The command would have to ask before changing files, and it may not ask (`--json`,
+    /// `--json-stream`): pass `--yes`.
+    ConfirmationRequired = "ERR_CONFIRMATION_REQUIRED",
 }
 
 impl ErrorCode {

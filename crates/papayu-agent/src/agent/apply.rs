@@ -361,6 +361,7 @@ impl Agent {
                     command: c.command.clone(),
                     success: c.success,
                     status: c.status.to_string(),
+                    duration_ms: c.duration_ms,
                     output: c.output.clone(),
                 }),
                 None => progress(&Progress::Applying {

@@ -113,6 +113,11 @@ impl Agent {
         &self.root
     }
 
+    /// Where `papayu chat` keeps this project's input history (`.papa-yu/chat-history`).
+    pub fn chat_history_file(&self) -> Utf8PathBuf {
+        self.root.join(".papa-yu/chat-history")
+    }
+
     /// The loaded preferences.
     pub fn memory(&self) -> &Memory {
         &self.memory

@@ -213,6 +213,8 @@ pub enum Progress {
         success: bool,
         /// `exited with 0`, `timed out after 120 s and was killed`, …
         status: String,
+        /// Wall time in milliseconds.
+        duration_ms: u64,
         /// The tail of its combined output.
         output: String,
     },

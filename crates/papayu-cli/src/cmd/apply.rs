@@ -7,7 +7,7 @@ use crate::cmd::apply_plan::print_preview;
 use crate::cmd::session::{
     ProgressLine, confirm, open_agent, print_json, report_agent_error, runtime,
 };
-use crate::exit::Exit;
+use crate::exit::{ConfirmationRequired, Exit};
 use crate::global::Global;
 
 /// Apply the saved plan (from `papayu plan`): preview, confirm, apply all-or-nothing.
@@ -19,6 +19,10 @@ pub struct Args {
     /// Apply only these action indices (comma-separated, as shown in the preview).
     #[arg(long, value_delimiter = ',', value_name = "N,N")]
     pub only: Option<Vec<usize>>,
+    /// Write the progress as JSON Lines events on stdout (`stage`, `tokens`, `preview`,
+    /// `check`), ending with a `result` event holding the `--json` document.
+    #[arg(long)]
+    pub json_stream: bool,
 }
 
 /// Print the preview, confirm (unless `yes`), apply. Shared by `apply`, `run` and `chat`.
@@ -30,7 +34,11 @@ pub fn confirm_and_apply(
     global: &Global,
     progress: &ProgressLine,
 ) -> Result<Exit> {
-    if !global.json {
+    if crate::json::streaming() {
+        crate::events::emit(&crate::events::Event::Preview(&serde_json::to_value(
+            preview,
+        )?));
+    } else if !global.json {
         if let Some(f) = &preview.fallback {
             println!(
                 "protocol fallback v{} → v{} ({}, at {})",
@@ -60,19 +68,25 @@ pub fn confirm_and_apply(
             .iter()
             .find_map(|f| f.error.as_ref().map(|e| e.code))
             .unwrap_or(papayu_protocol::ErrorCode::PatchApplyFailed);
-        if global.json {
-            let mut doc = serde_json::to_value(preview)?;
-            doc["ok"] = serde_json::Value::Bool(false);
-            doc["code"] = serde_json::to_value(code)?;
-            println!("{}", serde_json::to_string_pretty(&doc)?);
-        }
-        eprintln!(
-            "papayu: {} action(s) are blocked; nothing was written",
+        let message = format!(
+            "{} action(s) are blocked; nothing was written",
             preview.preview.summary.blocked
         );
+        if global.json {
+            crate::json::print_failure(code, &message, preview)?;
+        } else {
+            anstream::eprintln!("papayu: {}", crate::exit::with_code(code, &message));
+        }
         return Ok(Exit::from(code));
     }
     let has_deletes = !preview.deletes.is_empty();
+    if !yes && global.json {
+        return Err(ConfirmationRequired(
+            "this change needs a confirmation, and machine output cannot ask: pass --yes"
+                .to_owned(),
+        )
+        .into());
+    }
     let paths: Vec<String> = preview.actions.iter().map(|a| a.path.clone()).collect();
     crate::vcs::warn_uncommitted(global, &paths);
     if !yes {
@@ -85,10 +99,6 @@ pub fn confirm_and_apply(
             "Apply these changes?".to_owned()
         };
         if !confirm(&question)? {
-            if global.json {
-                let doc = serde_json::json!({"ok": false, "declined": true, "trace_id": preview.trace_id});
-                println!("{}", serde_json::to_string_pretty(&doc)?);
-            }
             if preview.from_saved_plan() {
                 eprintln!(
                     "papayu: not applied; the plan and this preview stay saved (`papayu apply` shows it again, without asking the model while the files are unchanged)"

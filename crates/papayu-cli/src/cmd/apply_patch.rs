@@ -95,12 +95,16 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
             results.push(one.value);
         }
         let secs = started.elapsed().as_secs_f64();
+        let code = results.iter().find_map(|r| {
+            r.get("code")
+                .and_then(|c| serde_json::from_value(c.clone()).ok())
+        });
         let doc = json!({
-            "ok": rejected == 0, "total": applied + rejected, "applied": applied, "rejected": rejected,
+            "total": applied + rejected, "applied": applied, "rejected": rejected,
             "seconds": secs, "patches_per_second": if secs > 0.0 { (applied + rejected) as f64 / secs } else { 0.0 },
             "results": results,
         });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        crate::json::print(&crate::json::document(rejected == 0, code, doc));
         return Ok(if rejected == 0 {
             Exit::Ok
         } else {
@@ -112,7 +116,11 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     };
     let one = apply_one(file, patch, args.out.as_deref())?;
     if global.json {
-        println!("{}", serde_json::to_string_pretty(&one.value)?);
+        let code = one
+            .value
+            .get("code")
+            .and_then(|c| serde_json::from_value(c.clone()).ok());
+        crate::json::print(&crate::json::document(one.ok, code, one.value.clone()));
     } else if one.ok {
         for h in one.value["hunks"].as_array().into_iter().flatten() {
             println!(

@@ -1,7 +1,7 @@
 //! `papayu apply-plan <plan.json> [--yes] [--check CMD]... [--no-check]`, and the helpers the
 //! other transaction commands share (loading a plan, printing a preview, reporting an error).
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -10,7 +10,7 @@ use papayu_patch::{ApplyOptions, Checks, Preview, Project};
 use papayu_validate::{Context, RelPath, ValidatedPlan, check_text};
 use serde_json::json;
 
-use crate::exit::{Coded, Exit, read_input, with_code};
+use crate::exit::{Coded, ConfirmationRequired, Exit, read_input, with_code};
 use crate::global::Global;
 
 /// Apply a plan (a model answer) transactionally: validate, preview, confirm, apply, check.
@@ -74,8 +74,11 @@ pub fn load_plan(path: &Path, global: &Global) -> Result<Loaded> {
         Err(rejected) => {
             let violations = rejected.violations();
             if global.json {
-                let doc = json!({"ok": false, "stage": "validate", "protocol": version.number(), "violations": violations});
-                println!("{}", serde_json::to_string_pretty(&doc)?);
+                let code = violations
+                    .first()
+                    .map_or(papayu_protocol::ErrorCode::SchemaValidation, |v| v.code);
+                let body = json!({"stage": "validate", "protocol": version.number(), "violations": violations});
+                crate::json::print_failure(code, "rejected by validation", &body)?;
             } else {
                 eprintln!(
                     "{}: rejected by validation (protocol {version}):",
@@ -97,47 +100,15 @@ pub fn load_plan(path: &Path, global: &Global) -> Result<Loaded> {
 /// Report an engine error (JSON or text, with its code) and return its exit code.
 pub fn report_error(e: &impl Coded, global: &Global) -> Result<Exit> {
     if global.json {
-        let doc = json!({"ok": false, "code": e.code(), "error": e.to_string()});
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        crate::json::print_failure(e.code(), &e.to_string(), &serde_json::Value::Null)?;
     } else {
-        eprintln!("papayu: {}", with_code(e.code(), &e.to_string()));
+        anstream::eprintln!("papayu: {}", with_code(e.code(), &e.to_string()));
     }
     Ok(Exit::from(e.code()))
 }
 
-fn colour_diff(diff: &str, colour: bool) -> String {
-    if !colour {
-        return diff.to_owned();
-    }
-    let mut out = String::new();
-    for line in diff.split_inclusive('\n') {
-        let code = if line.starts_with("+++") || line.starts_with("---") {
-            "\x1b[1m"
-        } else if line.starts_with('+') {
-            "\x1b[32m"
-        } else if line.starts_with('-') {
-            "\x1b[31m"
-        } else if line.starts_with("@@") {
-            "\x1b[36m"
-        } else {
-            ""
-        };
-        if code.is_empty() {
-            out.push_str(line);
-        } else {
-            out.push_str(&format!(
-                "{code}{}\x1b[0m{}",
-                line.trim_end_matches('\n'),
-                if line.ends_with('\n') { "\n" } else { "" }
-            ));
-        }
-    }
-    out
-}
-
-/// Print a preview for humans (coloured when stdout is a terminal).
+/// Print a preview for people (coloured as `--color` says).
 pub fn print_preview(preview: &Preview) {
-    let colour = std::io::stdout().is_terminal();
     for f in &preview.files {
         let what = if f.noop {
             " (no change)".to_owned()
@@ -162,10 +133,14 @@ pub fn print_preview(preview: &Preview) {
             );
         }
         if let Some(e) = &f.error {
-            println!("  BLOCKED {}", with_code(e.code, &e.message));
+            anstream::println!(
+                "  {} {}",
+                crate::term::style::paint(crate::term::style::BAD, "BLOCKED"),
+                with_code(e.code, &e.message)
+            );
         }
         if !f.diff.is_empty() {
-            print!("{}", colour_diff(&f.diff, colour));
+            anstream::print!("{}", crate::term::style::diff(&f.diff));
         }
     }
     let s = &preview.summary;
@@ -219,17 +194,24 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     if !global.json {
         print_preview(&preview);
     }
+    if !args.yes && global.json {
+        return Err(ConfirmationRequired(
+            "applying needs a confirmation, and --json cannot ask: pass --yes".to_owned(),
+        )
+        .into());
+    }
     let paths: Vec<String> = preview.files.iter().map(|f| f.path.clone()).collect();
     crate::vcs::warn_uncommitted(global, &paths);
     if !args.yes {
         let deletes = preview.summary.delete + preview.summary.rmdir > 0;
-        if global.json || !confirm(deletes)? {
-            if global.json {
-                let doc = json!({"ok": false, "code": "ERR_CANCELLED", "error": "not confirmed: pass --yes", "preview": preview});
-                println!("{}", serde_json::to_string_pretty(&doc)?);
-            } else {
-                eprintln!("papayu: cancelled; nothing was changed");
-            }
+        if !confirm(deletes)? {
+            anstream::eprintln!(
+                "papayu: {}",
+                with_code(
+                    papayu_protocol::ErrorCode::Cancelled,
+                    "cancelled; nothing was changed"
+                )
+            );
             return Ok(Exit::Failure);
         }
     }
@@ -247,13 +229,20 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     match project.transaction(&plan).options(options).apply() {
         Ok(report) => {
             if global.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&json!({"ok": true, "report": report}))?
-                );
+                crate::json::print_ok(&json!({"report": report}))?;
             } else {
+                let colour = crate::term::stdout_colored();
                 for c in &report.checks {
-                    println!("check `{}`: {} ({} ms)", c.command, c.status, c.duration_ms);
+                    anstream::println!(
+                        "{}",
+                        crate::term::progress::check_line(
+                            colour,
+                            &c.command,
+                            c.success,
+                            &c.status.to_string(),
+                            c.duration_ms
+                        )
+                    );
                 }
                 println!(
                     "applied: transaction {} (undo with `papayu undo`)",

@@ -3,7 +3,7 @@
 use anyhow::Result;
 use papayu_llm::{AskOptions, ask};
 
-use crate::cmd::session::{agent_config, print_json, provider, runtime};
+use crate::cmd::session::{agent_config, provider, runtime};
 use crate::exit::Exit;
 use crate::global::Global;
 
@@ -35,7 +35,9 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         Exit::Rejected
     };
     if global.json {
-        print_json(&outcome)?;
+        let code = outcome.violations.first().map(|v| v.code);
+        let body = serde_json::to_value(&outcome)?;
+        crate::json::print(&crate::json::document(outcome.parsed.is_some(), code, body));
         return Ok(exit);
     }
     println!(

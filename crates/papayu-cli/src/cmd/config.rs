@@ -119,39 +119,32 @@ pub fn settings_json(global: &Global, config: &AgentConfig) -> Result<Value> {
     Ok(Value::Array(shown.iter().map(shown_json).collect()))
 }
 
-/// Every key that is not at its default, one line each (`doctor`); the rest is summed up.
-pub fn print_settings(global: &Global, config: &AgentConfig, indent: &str) -> Result<()> {
-    let shown = layers::layered(global)?.shown(config);
-    let (set, defaults): (Vec<&Shown>, Vec<&Shown>) =
-        shown.iter().partition(|s| s.source != Source::Default);
-    for s in set {
-        println!("{indent}{}", line(s));
-    }
-    println!(
-        "{indent}({} more at their defaults: `papayu config show` lists them)",
-        defaults.len()
-    );
-    Ok(())
-}
-
 fn shown_json(s: &Shown) -> Value {
     json!({"key": s.key, "value": s.value, "source": s.source, "origin": s.origin})
 }
 
-/// One line of `config show`: the key, its value, where it came from.
-fn line(s: &Shown) -> String {
-    let value = match &s.value {
+/// A setting's value as `config show` prints it.
+pub fn value_text(s: &Shown) -> String {
+    match &s.value {
         Value::Null => "(none)".to_owned(),
         Value::String(v) => v.clone(),
         v => v.to_string(),
-    };
-    let from = match (&s.origin, s.source) {
+    }
+}
+
+/// Where a setting's value came from: the layer, and the file or variable when there is one.
+pub fn source_text(s: &Shown) -> String {
+    match (&s.origin, s.source) {
         (Some(origin), Source::User | Source::Project | Source::Env | Source::Flag) => {
             format!("{} {origin}", s.source)
         }
         _ => s.source.to_string(),
-    };
-    format!("{:<28} = {value}  ({from})", s.key)
+    }
+}
+
+/// One line of `config show`: the key, its value, where it came from.
+fn line(s: &Shown) -> String {
+    format!("{:<28} = {}  ({})", s.key, value_text(s), source_text(s))
 }
 
 fn show(global: &Global, key: Option<&str>) -> Result<Exit> {

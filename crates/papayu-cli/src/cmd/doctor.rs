@@ -4,7 +4,9 @@ use anyhow::Result;
 use papayu_app::provider::{Choice, choose};
 use papayu_llm::{CapabilityCache, DoctorOptions, doctor};
 
-use crate::cmd::session::{agent_config, local_inputs, print_json, runtime};
+use papayu_protocol::ErrorCode;
+
+use crate::cmd::session::{agent_config, local_inputs, runtime};
 use crate::exit::Exit;
 use crate::global::Global;
 
@@ -31,6 +33,80 @@ fn confinement(config: &papayu_agent::AgentConfig) -> serde_json::Value {
     v
 }
 
+/// The code of an unusable provider: the first provider's error, else `ERR_LLM_CONFIG` for a
+/// configuration problem; none when every provider is usable.
+fn failure_code(report: &papayu_llm::DoctorReport) -> Option<ErrorCode> {
+    if report.ok() {
+        return None;
+    }
+    Some(
+        report
+            .providers
+            .iter()
+            .find_map(|p| p.error.as_ref().map(|e| e.code))
+            .unwrap_or(ErrorCode::LlmConfig),
+    )
+}
+
+/// The effective configuration, one row a setting.
+fn config_table(global: &Global, config: &papayu_agent::AgentConfig) -> Result<comfy_table::Table> {
+    let mut table = crate::term::table::new(&["setting (effective)", "value", "from"]);
+    for s in crate::layers::layered(global)?.shown(config) {
+        table.add_row(vec![
+            s.key.to_string(),
+            crate::cmd::config::value_text(&s),
+            crate::cmd::config::source_text(&s),
+        ]);
+    }
+    Ok(table)
+}
+
+/// One row a provider: where, whether it answered, how, how fast, what went wrong.
+fn providers_table(report: &papayu_llm::DoctorReport) -> comfy_table::Table {
+    let mut table = crate::term::table::new(&[
+        "provider",
+        "model",
+        "reachable",
+        "structured output",
+        "latency",
+        "problem",
+    ]);
+    let unknown = || "–".to_owned();
+    for p in &report.providers {
+        let problem = p
+            .error
+            .as_ref()
+            .map(|e| crate::exit::with_code(e.code, &e.message))
+            .into_iter()
+            .chain(p.config_problems.iter().cloned())
+            .collect::<Vec<_>>()
+            .join("; ");
+        table.add_row(vec![
+            format!("{} {}", p.kind, p.endpoint),
+            p.model.clone(),
+            p.reachable
+                .map_or_else(unknown, |r| if r { "yes" } else { "no" }.to_owned()),
+            p.structured_output
+                .as_ref()
+                .map_or_else(unknown, ToString::to_string),
+            p.latency_ms
+                .map_or_else(unknown, |ms| crate::term::style::duration_ms(ms as u64)),
+            problem,
+        ]);
+    }
+    table
+}
+
+/// The last line: good news in green, bad in red.
+fn verdict(ok: bool, good: &str, bad: &str) -> String {
+    use crate::term::style::{BAD, GOOD, paint};
+    if ok {
+        paint(GOOD, good)
+    } else {
+        paint(BAD, bad)
+    }
+}
+
 /// Exit 0 when every provider is usable, 1 otherwise.
 pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     let config = agent_config(global)?;
@@ -44,9 +120,8 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
             Ok(p) => providers.push(p.clone()),
             Err(e) => {
                 if global.json {
-                    print_json(
-                        &serde_json::json!({"ok": false, "config": config.config_snapshot(), "problem": e.to_string()}),
-                    )?;
+                    let body = serde_json::json!({"config": config.config_snapshot(), "problem": e.to_string()});
+                    crate::json::print_failure(ErrorCode::LlmConfig, &e.to_string(), &body)?;
                 } else {
                     println!("No provider configured: {e}");
                     println!(
@@ -73,8 +148,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         doc["config"] = serde_json::to_value(config.config_snapshot())?;
         doc["settings"] = crate::cmd::config::settings_json(global, &config)?;
         doc["checks_confinement"] = confinement(&config);
-        doc["ok"] = serde_json::Value::Bool(ok);
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        crate::json::print(&crate::json::document(ok, failure_code(&report), doc));
     } else {
         println!(
             "checks and tests run: {}",
@@ -82,19 +156,11 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
                 .as_str()
                 .unwrap_or_default()
         );
-        println!("configuration (effective, with where each value came from):");
-        crate::cmd::config::print_settings(global, &config, "  ")?;
-        for p in &report.providers {
-            println!("\nprovider {} {} model {}", p.kind, p.endpoint, p.model);
-            println!("{}", serde_json::to_string_pretty(p)?);
-        }
-        println!(
-            "\n{}",
-            if ok {
-                "all providers usable"
-            } else {
-                "some providers are not usable"
-            }
+        println!("{}", config_table(global, &config)?);
+        println!("{}", providers_table(&report));
+        anstream::println!(
+            "{}",
+            verdict(ok, "all providers usable", "some providers are not usable")
         );
     }
     Ok(if ok { Exit::Ok } else { Exit::Failure })
@@ -122,7 +188,6 @@ fn local(
         .is_none_or(|p| p.get("ok").and_then(serde_json::Value::as_bool) == Some(true));
     let ok = built && entry.valid && entry.sha256_ok != Some(false) && probe_ok;
     let doc = serde_json::json!({
-        "ok": ok,
         "provider": "local",
         "chosen_because": if implicit { "no provider configured" } else { "configured" },
         "built_with_local": built,
@@ -133,7 +198,13 @@ fn local(
         "settings": crate::cmd::config::settings_json(global, config)?,
     });
     if global.json {
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        let code = (!ok).then(|| {
+            probe
+                .as_ref()
+                .and_then(|p| serde_json::from_value(p["code"].clone()).ok())
+                .unwrap_or(ErrorCode::ModelInvalid)
+        });
+        crate::json::print(&crate::json::document(ok, code, doc));
     } else {
         println!(
             "provider local (in-process llama.cpp){}",
@@ -171,14 +242,10 @@ fn local(
             println!("  probe: {}", serde_json::to_string(p)?);
         }
         println!("  configuration (effective, with where each value came from):");
-        crate::cmd::config::print_settings(global, config, "    ")?;
-        println!(
+        println!("{}", config_table(global, config)?);
+        anstream::println!(
             "\n{}",
-            if ok {
-                "local provider usable"
-            } else {
-                "local provider not usable"
-            }
+            verdict(ok, "local provider usable", "local provider not usable")
         );
     }
     Ok(if ok { Exit::Ok } else { Exit::Failure })

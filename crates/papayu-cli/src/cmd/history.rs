@@ -19,10 +19,7 @@ pub fn run(_args: &Args, global: &Global) -> Result<Exit> {
         Err(e) => return report_error(&e, global),
     };
     if global.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json!({"ok": true, "history": h}))?
-        );
+        crate::json::print_ok(&json!({"history": h}))?;
         return Ok(Exit::Ok);
     }
     for (label, list) in [("undo", &h.undo), ("redo", &h.redo)] {

@@ -5,6 +5,7 @@ pub mod apply_patch;
 pub mod apply_plan;
 pub mod ask;
 pub mod chat;
+pub mod completions;
 pub mod config;
 pub mod context;
 pub mod doctor;

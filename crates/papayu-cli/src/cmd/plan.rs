@@ -13,6 +13,10 @@ pub struct Args {
     /// What you want done, e.g. "fix the failing test in tests/api.rs".
     #[arg(required = true, num_args = 1..)]
     pub goal: Vec<String>,
+    /// Write the progress as JSON Lines events on stdout (`stage`, `tokens`, `preview`,
+    /// `check`), ending with a `result` event holding the `--json` document.
+    #[arg(long)]
+    pub json_stream: bool,
 }
 
 /// Print a plan for people.

@@ -44,10 +44,12 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         Exit::RolledBack
     };
     if global.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json!({"ok": preview.is_ok(), "preview": preview}))?
-        );
+        let code = preview
+            .files
+            .iter()
+            .find_map(|f| f.error.as_ref().map(|e| e.code));
+        let body = json!({"preview": preview});
+        crate::json::print(&crate::json::document(preview.is_ok(), code, body));
     } else {
         print_preview(&preview);
     }

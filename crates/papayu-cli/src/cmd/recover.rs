@@ -28,7 +28,12 @@ pub fn run(_args: &Args, global: &Global) -> Result<Exit> {
         Exit::Failure
     };
     if global.json {
-        println!("{}", json!({"ok": r.is_complete(), "recovery": r}));
+        let code = r.unfinished.first().map(|u| u.code);
+        crate::json::print(&crate::json::document(
+            r.is_complete(),
+            code,
+            json!({"recovery": r}),
+        ));
         return Ok(exit);
     }
     if r == papayu_patch::RecoveryReport::default() {

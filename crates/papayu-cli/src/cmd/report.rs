@@ -4,11 +4,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Result;
 use camino::Utf8PathBuf;
-use papayu_agent::report::{parse_since, report};
+use papayu_agent::report::{DayBucket, Report, parse_since, report_with_timeline};
 
 use crate::cmd::session::{print_json, report_agent_error};
 use crate::exit::{Exit, UsageError};
 use crate::global::Global;
+use crate::term::{chart, style, table};
 
 /// Fallback rate, repair success, error codes, context size and cache hit rate from traces.
 #[derive(Debug, clap::Args)]
@@ -33,23 +34,109 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0);
-    match report(&root, since, now_ms) {
-        Ok(r) => {
+    match report_with_timeline(&root, since, now_ms) {
+        Ok((r, days)) => {
             if global.json {
-                print_json(&r)?;
+                let mut doc = serde_json::to_value(&r)?;
+                doc["timeline"] = serde_json::to_value(&days)?;
+                print_json(&doc)?;
             } else {
-                let text = serde_json::to_string_pretty(&r)?;
-                println!(
-                    "papayu report for {root}{}",
-                    args.since
-                        .as_ref()
-                        .map(|s| format!(" (last {s})"))
-                        .unwrap_or_default()
+                anstream::println!(
+                    "{}",
+                    style::paint(
+                        style::BOLD,
+                        &format!(
+                            "papayu report for {root}{}",
+                            args.since
+                                .as_ref()
+                                .map(|s| format!(" (last {s})"))
+                                .unwrap_or_default()
+                        )
+                    )
                 );
-                println!("{text}");
+                print_human(&r, &days);
             }
             Ok(Exit::Ok)
         }
         Err(e) => report_agent_error(&e, global),
+    }
+}
+
+/// The width of a rate's bar in the per-day chart.
+const BAR: usize = 10;
+
+/// The metrics as a table, the counts per code as tables, the rates per day as a chart.
+fn print_human(r: &Report, days: &[DayBucket]) {
+    if r.trace_count == 0 {
+        println!("no traces yet: run papayu with PAPAYU_TRACE=1 to record them");
+        return;
+    }
+    let percent =
+        |x: Option<f64>| x.map_or_else(|| "–".to_owned(), |x| format!("{:.0}%", x * 100.0));
+    let mut metrics = table::new(&["metric", "value"]);
+    let rows: [(&str, String); 9] = [
+        ("traces", r.trace_count.to_string()),
+        ("plan calls", r.plan_count.to_string()),
+        (
+            "apply calls (applied)",
+            format!("{} ({})", r.apply_count, r.applied_count),
+        ),
+        (
+            "protocol fallbacks",
+            format!("{} ({})", r.fallback_count, percent(r.fallback_rate)),
+        ),
+        (
+            "repairs (accepted)",
+            format!("{} ({})", r.repair_count, percent(r.repair_success_rate)),
+        ),
+        (
+            "context size, mean",
+            r.context_avg_chars
+                .map_or_else(|| "–".to_owned(), |c| format!("{c:.0} chars")),
+        ),
+        ("context cache hits", percent(r.cache_hit_rate)),
+        ("unreadable traces", r.unreadable_traces.to_string()),
+        (
+            "window",
+            r.since_secs
+                .map_or_else(|| "all traces".to_owned(), |s| style::duration_ms(s * 1000)),
+        ),
+    ];
+    for (k, v) in rows {
+        metrics.add_row(vec![k.to_owned(), v]);
+    }
+    println!("{metrics}");
+    for (title, counts) in [
+        ("error code", &r.error_codes),
+        ("fallback reason", &r.fallback_reasons),
+        ("violation code", &r.violation_codes),
+    ] {
+        if counts.is_empty() {
+            continue;
+        }
+        let mut t = table::new(&[title, "count"]);
+        let mut sorted: Vec<_> = counts.iter().collect();
+        sorted.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        for (code, n) in sorted {
+            t.add_row(vec![code.clone(), n.to_string()]);
+        }
+        println!("{t}");
+    }
+    if !days.is_empty() {
+        let most = days.iter().map(|d| d.calls).max().unwrap_or(1).max(1);
+        let mut t = table::new(&["day (UTC)", "calls", "fallback rate", "repair success"]);
+        for d in days {
+            t.add_row(vec![
+                d.day.clone(),
+                format!(
+                    "{} {:>4}",
+                    chart::bar(d.calls as f64 / most as f64, BAR),
+                    d.calls
+                ),
+                chart::rate(d.fallback_rate, BAR),
+                chart::rate(d.repair_success_rate, BAR),
+            ]);
+        }
+        println!("{t}");
     }
 }

@@ -13,7 +13,7 @@ use papayu_protocol::ErrorCode;
 
 use crate::cmd::apply_plan::print_preview;
 use crate::cmd::session::{ProgressLine, confirm, open_agent, report_agent_error, runtime};
-use crate::exit::{Exit, UsageError};
+use crate::exit::{ConfirmationRequired, Exit};
 use crate::global::Global;
 
 /// Ask the model for a change, verify it with the project's tests, keep it only if it verifies.
@@ -35,14 +35,18 @@ pub struct Args {
     /// Timeout of each test run, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub test_timeout: u64,
+    /// Write the progress as JSON Lines events on stdout (`stage`, `tokens`, `preview`,
+    /// `check`), ending with a `result` event holding the `--json` document.
+    #[arg(long)]
+    pub json_stream: bool,
 }
 
 /// Solve the goal: exit 0 with a verified (or, without tests, applied) change, 4 when nothing
 /// verified (the project is unchanged), 1 when declined.
 pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     if global.json && !args.yes {
-        return Err(UsageError(
-            "`papayu run --json` cannot ask before applying; pass --yes to apply a change that verifies"
+        return Err(ConfirmationRequired(
+            "`papayu run` cannot ask before applying under --json or --json-stream; pass --yes to apply a change that verifies"
                 .to_owned(),
         )
         .into());
@@ -70,8 +74,22 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         };
         confirm(&question).unwrap_or(false)
     };
+    // Under --json-stream (which implies --yes) every change is shown as a `preview` event
+    // before it is applied, and approved.
+    let announce = |preview: &ApplyPreview| -> bool {
+        if let Ok(doc) = serde_json::to_value(preview) {
+            crate::events::emit(&crate::events::Event::Preview(&doc));
+        }
+        true
+    };
     let confirm_fn: Option<&(dyn Fn(&ApplyPreview) -> bool + Send + Sync)> =
-        if args.yes { None } else { Some(&ask) };
+        if crate::json::streaming() {
+            Some(&announce)
+        } else if args.yes {
+            None
+        } else {
+            Some(&ask)
+        };
     let result =
         runtime()?.block_on(agent.solve(&goal, &options, confirm_fn, &|p| progress.show(p)));
     progress.done();
@@ -103,12 +121,8 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         _ => None,
     };
     if global.json {
-        let mut doc = serde_json::to_value(&report)?;
-        doc["ok"] = serde_json::Value::Bool(exit == Exit::Ok);
-        if let Some(code) = code {
-            doc["code"] = serde_json::to_value(code)?;
-        }
-        println!("{}", serde_json::to_string(&doc)?);
+        let body = serde_json::to_value(&report)?;
+        crate::json::print(&crate::json::document(exit == Exit::Ok, code, body));
         return Ok(exit);
     }
     print_report(&report, !args.yes);

@@ -22,6 +22,14 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     } else {
         SchemaVariant::Normal
     };
-    print!("{}", schema::schema_text(version, variant));
+    let text = schema::schema_text(version, variant);
+    if global.json {
+        let schema: serde_json::Value = serde_json::from_str(text)?;
+        crate::cmd::session::print_json(
+            &serde_json::json!({"protocol": version.number(), "schema": schema}),
+        )?;
+    } else {
+        print!("{text}");
+    }
     Ok(Exit::Ok)
 }

@@ -1,6 +1,8 @@
 //! What every model-facing command shares: configuration from the environment (read once,
 //! here), the provider, the agent, the async runtime and the progress indicator.
 
+pub use crate::term::progress::ProgressLine;
+
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -8,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context as _, Result};
 use camino::Utf8PathBuf;
-use papayu_agent::{Agent, AgentConfig, Progress};
+use papayu_agent::{Agent, AgentConfig};
 use papayu_app::provider::{self, LocalInputs, ProviderError};
 use papayu_llm::Provider;
 
@@ -195,7 +197,8 @@ fn utf8(path: PathBuf, what: &str) -> Result<Utf8PathBuf> {
 /// Open the agent on the project (recovery of an unfinished transaction runs first).
 pub fn open_agent(global: &Global) -> Result<Agent> {
     let mut config = agent_config(global)?;
-    config.stream = std::io::stderr().is_terminal() && !global.json;
+    // A spinner and a --json-stream transcript show the characters as they arrive.
+    config.stream = (std::io::stderr().is_terminal() && !global.json) || crate::json::streaming();
     let provider = provider(&config, global)?;
     let root = utf8(global.project_root()?, "project")?;
     let config_dir = utf8(config_dir(), "config directory")?;
@@ -208,94 +211,6 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?)
-}
-
-/// Progress on stderr: one updating line on a terminal, plain lines with `-v`, nothing with
-/// `--json` (stdout stays one JSON document).
-pub struct ProgressLine {
-    live: bool,
-    verbose: bool,
-    dirty: AtomicBool,
-}
-
-impl ProgressLine {
-    /// A progress printer for this invocation.
-    pub fn new(global: &Global) -> Self {
-        Self {
-            live: std::io::stderr().is_terminal() && !global.json,
-            verbose: global.verbose > 0 && !global.json,
-            dirty: AtomicBool::new(false),
-        }
-    }
-
-    /// Show one progress event.
-    pub fn show(&self, p: &Progress) {
-        if !self.live && !self.verbose {
-            return;
-        }
-        let text = match p {
-            Progress::GatheringContext => "gathering context…".to_owned(),
-            Progress::Requesting { attempt, protocol } => {
-                format!("asking the model ({attempt}, protocol v{protocol})…")
-            }
-            Progress::Receiving { chars } => format!("receiving the answer… {chars} chars"),
-            Progress::ContextRound { round, requests } => {
-                format!("context round {round}: {requests} request(s)…")
-            }
-            Progress::Repair { codes } => format!(
-                "answer rejected ({}); asking for a repair…",
-                codes
-                    .iter()
-                    .map(|c| c.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            Progress::Fallback { from, to, reason } => {
-                format!("protocol fallback v{from} → v{to} ({reason})…")
-            }
-            Progress::Previewing => "computing the preview…".to_owned(),
-            Progress::Testing {
-                command,
-                baseline: true,
-            } => format!("running the tests before any change: `{command}`…"),
-            Progress::Testing { command, .. } => {
-                format!("change applied; running the tests: `{command}`…")
-            }
-            Progress::Tested {
-                failing,
-                duration_ms,
-                ..
-            } => format!(
-                "tests ran in {:.1} s: {failing} failing",
-                *duration_ms as f64 / 1000.0
-            ),
-            Progress::Attempt { number, of } => format!("attempt {number} of {of}…"),
-            Progress::Applying { done, total, item } => format!("applying {done}/{total} {item}"),
-            Progress::Checked {
-                done,
-                total,
-                command,
-                status,
-                ..
-            } => format!("check {done}/{total} `{command}` {status}"),
-            _ => return,
-        };
-        let mut err = std::io::stderr().lock();
-        if self.live {
-            let _ = write!(err, "\r\x1b[2K{text}");
-            self.dirty.store(true, Ordering::Relaxed);
-        } else {
-            let _ = writeln!(err, "papayu: {text}");
-        }
-        let _ = err.flush();
-    }
-
-    /// Clear the live line before printing results.
-    pub fn done(&self) {
-        if self.dirty.swap(false, Ordering::Relaxed) {
-            let _ = write!(std::io::stderr(), "\r\x1b[2K");
-        }
-    }
 }
 
 /// Ask a yes/no question on stderr, read the answer from stdin (no answer is "no").
@@ -311,13 +226,13 @@ pub fn confirm(question: &str) -> Result<bool> {
     ))
 }
 
-/// Report an agent error with its code (JSON with `--json`) and return the exit code.
+/// Report an agent error with its code (the machine document with `--json`) and return the
+/// exit code.
 pub fn report_agent_error(e: &papayu_agent::AgentError, global: &Global) -> Result<Exit> {
     if global.json {
-        let doc = serde_json::json!({"ok": false, "code": e.code(), "error": format!("{e}")});
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        crate::json::print_failure(e.code(), &e.to_string(), &serde_json::Value::Null)?;
     } else {
-        eprintln!(
+        anstream::eprintln!(
             "papayu: {}",
             crate::exit::with_code(e.code(), &e.to_string())
         );
@@ -325,12 +240,8 @@ pub fn report_agent_error(e: &papayu_agent::AgentError, global: &Global) -> Resu
     Ok(Exit::from(e.code()))
 }
 
-/// Print a serialisable outcome as one JSON document with `"ok": true` merged in.
+/// Print a serialisable outcome as the machine document of a success (`"ok": true`,
+/// `"code": null`, then its fields).
 pub fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
-    let mut doc = serde_json::to_value(value)?;
-    if let serde_json::Value::Object(map) = &mut doc {
-        map.insert("ok".into(), serde_json::Value::Bool(true));
-    }
-    println!("{}", serde_json::to_string_pretty(&doc)?);
-    Ok(())
+    crate::json::print_ok(value)
 }

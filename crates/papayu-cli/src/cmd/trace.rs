@@ -60,6 +60,10 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
             Err(e) => report_agent_error(&e, global),
         },
         TraceCommand::Show { id } => match show_trace(&root, id) {
+            Ok(trace) if global.json => {
+                print_json(&trace)?;
+                Ok(Exit::Ok)
+            }
             Ok(trace) => {
                 println!("{}", serde_json::to_string_pretty(&trace)?);
                 Ok(Exit::Ok)

@@ -39,10 +39,7 @@ pub fn step(global: &Global, force: bool, redo: bool) -> Result<Exit> {
     match result {
         Ok(r) => {
             if global.json {
-                println!(
-                    "{}",
-                    json!({"ok": true, "tx_id": r.tx_id, "displaced": r.displaced})
-                );
+                crate::json::print_ok(&json!({"tx_id": r.tx_id, "displaced": r.displaced}))?;
             } else {
                 if redo {
                     println!("redone (as transaction {})", r.tx_id);

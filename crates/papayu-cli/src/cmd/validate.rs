@@ -85,14 +85,14 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         Exit::Rejected
     };
     if global.json {
-        let doc = json!({
-            "ok": report.is_valid(),
+        let body = json!({
             "file": args.plan.display().to_string(),
             "protocol": version.number(),
             "violation_count": violations.len(),
             "violations": violations,
         });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        let code = violations.first().map(|v| v.code);
+        crate::json::print(&crate::json::document(report.is_valid(), code, body));
         return Ok(exit);
     }
     let name = args.plan.display();

@@ -3,11 +3,13 @@
 //! model answers with server-sent events here.
 
 use std::io::ErrorKind;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use expectrl::Expect;
 use expectrl::process::unix::WaitStatus;
 use expectrl::session::OsSession;
+use wiremock::{Request, Respond, ResponseTemplate};
 
 use crate::support::*;
 
@@ -23,7 +25,12 @@ struct Chat {
 
 impl Chat {
     fn start(project: &Project, model: &Model) -> Chat {
-        let mut cmd = project.command(model, &[("TERM", "dumb")], &["chat"]);
+        Chat::start_on(project, model, "dumb")
+    }
+
+    /// `papayu chat` on a terminal of type `term` (`dumb`: no line editing; `xterm`: keys).
+    fn start_on(project: &Project, model: &Model, term: &str) -> Chat {
+        let mut cmd = project.command(model, &[("TERM", term)], &["chat"]);
         cmd.env("PAPAYU_TRACE", "1");
         let session = expectrl::Session::spawn(cmd).expect("spawn papayu chat on a pty");
         Chat {
@@ -73,6 +80,11 @@ impl Chat {
 
     fn send(&mut self, line: &str) {
         self.session.send_line(line).unwrap();
+    }
+
+    /// Send raw keys (a line editor reads Enter as `\r`).
+    fn keys(&mut self, keys: &str) {
+        self.session.send(keys).unwrap();
     }
 
     /// Wait (bounded) for the process to end; its exit code.
@@ -189,4 +201,87 @@ fn chat_da_triggers_the_saved_plan_and_no_declines() {
     chat.send("quit");
     // The last turn was declined: the exit code says so.
     assert_eq!(chat.exit_code(), 1);
+}
+
+/// A scripted model whose answers each come after their own delay.
+struct Slow {
+    answers: Vec<(serde_json::Value, Duration)>,
+    next: AtomicUsize,
+}
+
+impl Respond for Slow {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let i = self.next.fetch_add(1, Ordering::SeqCst);
+        match self.answers.get(i) {
+            Some((answer, delay)) => answer_response(req, &answer.to_string()).set_delay(*delay),
+            None => ResponseTemplate::new(400).set_body_string("the script has no more answers"),
+        }
+    }
+}
+
+/// On a real terminal: Ctrl-C while the model works cancels that step and returns to the
+/// prompt, ↑ recalls the goal, /help and /history answer, Ctrl-D leaves with the history kept.
+#[test]
+fn chat_repl_cancels_with_ctrl_c_recalls_with_arrows_and_leaves_with_ctrl_d() {
+    let project = Project::new(&[("src/lib.rs", LIB_RS)]);
+    let before = project.tree();
+    let quick = Duration::ZERO;
+    let model = Model::with(Slow {
+        answers: vec![
+            // The first request hangs far longer than the test waits: only Ctrl-C ends it.
+            (read_request("src/lib.rs"), Duration::from_secs(60)),
+            (read_request("src/lib.rs"), quick),
+            (
+                plan_answer("Diagnosis: answer() returns 41.\n1) return 42"),
+                quick,
+            ),
+        ],
+        next: AtomicUsize::new(0),
+    });
+    let mut chat = Chat::start_on(&project, &model, "xterm");
+    chat.expect("> ");
+    chat.keys("/help\r");
+    chat.expect("/undo");
+    chat.expect("> ");
+
+    chat.keys("make answer() return 42\r");
+    // Wait until the model has the request, then interrupt.
+    let asked = Instant::now();
+    while model.received().is_empty() {
+        assert!(
+            asked.elapsed() < STEP_TIMEOUT,
+            "no request; transcript:\n{}",
+            chat.text()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    chat.keys("\x03");
+    chat.expect("cancelled; nothing was written");
+    chat.expect("> ");
+    assert_tree(&project, &before, &chat.text());
+
+    // ↑ brings the goal back; Enter sends it again.
+    chat.keys("\x1b[A");
+    chat.keys("\r");
+    chat.expect("Diagnosis: answer() returns 41.");
+    chat.expect("> ");
+    let goals: Vec<bool> = model
+        .requests()
+        .iter()
+        .map(|r| r.to_string().contains("make answer() return 42"))
+        .collect();
+    assert_eq!(
+        goals,
+        [true, true, true],
+        "every request carries the recalled goal"
+    );
+
+    chat.keys("/history\r");
+    chat.expect("(nothing applied yet)");
+    chat.expect("> ");
+    chat.keys("\x04");
+    assert_eq!(chat.exit_code(), 0);
+    let history = std::fs::read_to_string(project.root().join(".papa-yu/chat-history")).unwrap();
+    assert!(history.contains("make answer() return 42"), "{history}");
+    assert!(history.contains("/history"), "{history}");
 }

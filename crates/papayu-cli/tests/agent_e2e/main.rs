@@ -14,6 +14,7 @@
 mod chat;
 mod commands;
 mod flow;
+mod machine;
 mod observe;
 mod support;
 mod ui;

@@ -14,7 +14,9 @@ mod discovery;
 mod errors;
 mod exits;
 mod git;
+mod machine;
 mod schema;
+mod terminal;
 mod validate;
 
 use std::path::{Path, PathBuf};
@@ -39,15 +41,27 @@ fn config_home() -> &'static Path {
 
 /// Run the real binary with `args` in `dir`, with a clean papayu environment.
 pub fn papayu(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_papayu"))
-        .args(args)
+    papayu_env(dir, &[], args)
+}
+
+/// [`papayu`] with `env` set, and no colour variable but those `env` sets.
+pub fn papayu_env(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_papayu"));
+    cmd.args(args)
         .current_dir(dir)
-        .env("XDG_CONFIG_HOME", config_home())
-        .env_remove("PAPAYU_PROTOCOL_VERSION")
-        .env_remove("PAPAYU_PROTOCOL_DEFAULT")
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("papayu runs");
+        .env("XDG_CONFIG_HOME", config_home());
+    for var in [
+        "PAPAYU_PROTOCOL_VERSION",
+        "PAPAYU_PROTOCOL_DEFAULT",
+        "RUST_LOG",
+        "NO_COLOR",
+        "CLICOLOR",
+        "CLICOLOR_FORCE",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.envs(env.iter().copied());
+    let out = cmd.output().expect("papayu runs");
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),

@@ -120,6 +120,7 @@ impl Project {
         Ok(Project {
             root,
             undo_depth: DEFAULT_UNDO_DEPTH,
+            key: journal::default_key(),
         })
     }
 

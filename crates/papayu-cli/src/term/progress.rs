@@ -1,0 +1,246 @@
+//! Progress while papayu works: on a terminal an indicatif spinner on stderr with the elapsed
+//! time, the stage and the characters of a streamed answer received; plain lines with `-v`
+//! elsewhere; events under `--json-stream`; nothing with `--json`. A finished check is a line
+//! that stays (name, result, time), on a terminal or not.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use papayu_agent::Progress;
+
+use crate::events::{self, Event};
+use crate::global::Global;
+use crate::term::style::{self, BAD, DIM, GOOD};
+
+/// How this invocation shows progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// `--json`: stdout is one document, stderr stays quiet.
+    Quiet,
+    /// `--json-stream`: every report is an event on stdout.
+    Stream,
+    /// A terminal: the spinner.
+    Spinner,
+    /// Not a terminal: stage lines only with `-v`, check lines always.
+    Lines {
+        /// `-v` was given.
+        verbose: bool,
+    },
+}
+
+/// What the spinner shows.
+#[derive(Default)]
+struct Live {
+    bar: Option<ProgressBar>,
+    stage: String,
+    chars: usize,
+}
+
+/// Progress on stderr (or stdout events): one per command, shown across its stages.
+pub struct ProgressLine {
+    mode: Mode,
+    colour: bool,
+    live: Mutex<Live>,
+}
+
+impl ProgressLine {
+    /// A progress printer for this invocation.
+    pub fn new(global: &Global) -> Self {
+        let mode = if crate::json::streaming() {
+            Mode::Stream
+        } else if global.json {
+            Mode::Quiet
+        } else if crate::term::stderr_is_terminal() {
+            Mode::Spinner
+        } else {
+            Mode::Lines {
+                verbose: global.verbose > 0,
+            }
+        };
+        Self {
+            mode,
+            colour: crate::term::stderr_colored(),
+            live: Mutex::new(Live::default()),
+        }
+    }
+
+    /// Show one progress report.
+    pub fn show(&self, p: &Progress) {
+        match self.mode {
+            Mode::Quiet => {}
+            Mode::Stream => events::emit(&Event::from_progress(p)),
+            Mode::Spinner | Mode::Lines { .. } => self.human(p),
+        }
+    }
+
+    fn human(&self, p: &Progress) {
+        if let Progress::Checked {
+            command,
+            success,
+            status,
+            duration_ms,
+            ..
+        } = p
+        {
+            self.line(&check_line(
+                self.colour,
+                command,
+                *success,
+                status,
+                *duration_ms,
+            ));
+            return;
+        }
+        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        match p {
+            Progress::Receiving { chars } => live.chars = *chars,
+            other => {
+                let Some(text) = stage(other) else {
+                    return;
+                };
+                if matches!(other, Progress::Requesting { .. }) {
+                    live.chars = 0;
+                }
+                if let Mode::Lines { verbose: true } = self.mode {
+                    drop(live);
+                    anstream::eprintln!("papayu: {text}");
+                    return;
+                }
+                live.stage = text;
+            }
+        }
+        if self.mode != Mode::Spinner {
+            return;
+        }
+        let message = if live.chars > 0 {
+            format!(
+                "{} {}",
+                live.stage,
+                style::paint_if(
+                    self.colour,
+                    DIM,
+                    &format!("· {} chars received", live.chars)
+                )
+            )
+        } else {
+            live.stage.clone()
+        };
+        live.bar.get_or_insert_with(spinner).set_message(message);
+    }
+
+    /// A line that stays: above the spinner on a terminal, on stderr elsewhere.
+    fn line(&self, text: &str) {
+        let live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        match &live.bar {
+            Some(bar) => bar.println(text),
+            None => {
+                drop(live);
+                anstream::eprintln!("{text}");
+            }
+        }
+    }
+
+    /// Clear the spinner before printing results; the next report starts a new one.
+    pub fn done(&self) {
+        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(bar) = live.bar.take() {
+            bar.finish_and_clear();
+        }
+        *live = Live::default();
+    }
+}
+
+impl Drop for ProgressLine {
+    fn drop(&mut self) {
+        self.done();
+    }
+}
+
+/// A spinner on stderr ticking on its own (a model may say nothing for a while): its frame,
+/// the time since it started, and the message.
+fn spinner() -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    let look = ProgressStyle::with_template("{spinner} {elapsed:>3} {wide_msg}")
+        .unwrap_or_else(|_| ProgressStyle::default_spinner());
+    bar.set_style(look);
+    bar.enable_steady_tick(Duration::from_millis(100));
+    bar
+}
+
+/// `✓ check `cargo test` passed (1.2 s)`, or `✗ … exited with 1 (…)`.
+pub fn check_line(colour: bool, command: &str, success: bool, status: &str, ms: u64) -> String {
+    let time = style::paint_if(colour, DIM, &format!("({})", style::duration_ms(ms)));
+    if success {
+        format!(
+            "{} check `{command}` passed {time}",
+            style::paint_if(colour, GOOD, "✓")
+        )
+    } else {
+        format!(
+            "{} check `{command}` {status} {time}",
+            style::paint_if(colour, BAD, "✗")
+        )
+    }
+}
+
+/// What a stage is called for people; `None` for reports with no stage of their own.
+fn stage(p: &Progress) -> Option<String> {
+    Some(match p {
+        Progress::GatheringContext => "gathering context…".to_owned(),
+        Progress::Requesting { attempt, protocol } => {
+            format!("asking the model ({attempt}, protocol v{protocol})…")
+        }
+        Progress::ContextRound { round, requests } => {
+            format!("context round {round}: {requests} request(s)…")
+        }
+        Progress::Repair { codes } => format!(
+            "answer rejected ({}); asking for a repair…",
+            codes
+                .iter()
+                .map(|c| c.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Progress::Fallback { from, to, reason } => {
+            format!("protocol fallback v{from} → v{to} ({reason})…")
+        }
+        Progress::Previewing => "computing the preview…".to_owned(),
+        Progress::Testing {
+            command,
+            baseline: true,
+        } => format!("running the tests before any change: `{command}`…"),
+        Progress::Testing { command, .. } => {
+            format!("change applied; running the tests: `{command}`…")
+        }
+        Progress::Tested {
+            failing,
+            duration_ms,
+            ..
+        } => format!(
+            "tests ran in {}: {failing} failing",
+            style::duration_ms(*duration_ms)
+        ),
+        Progress::Attempt { number, of } => format!("attempt {number} of {of}…"),
+        Progress::Applying { done, total, item } => format!("applying {done}/{total} {item}"),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_passing_check_shows_its_name_and_time() {
+        assert_eq!(
+            check_line(false, "cargo test", true, "exited with 0", 1234),
+            "✓ check `cargo test` passed (1.2 s)"
+        );
+        assert_eq!(
+            check_line(false, "make", false, "exited with 2", 80),
+            "✗ check `make` exited with 2 (80 ms)"
+        );
+        assert!(check_line(true, "make", true, "", 1).contains('\x1b'));
+    }
+}
