@@ -56,7 +56,7 @@ export function ErrorBox({
             <li key={i}>
               <span className="badge code">{v.code}</span>{' '}
               {v.path ? <code>{v.path}</code> : null}
-              {v.action_index !== undefined && v.action_index !== null ? <span className="muted"> (action {v.action_index})</span> : null} {v.message}
+              {v.action_index !== undefined && v.action_index !== null ? <span className="muted"> (action {v.action_index})</span> : null} <Md text={v.message} />
             </li>
           ))}
         </ul>
