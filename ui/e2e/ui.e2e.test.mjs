@@ -458,6 +458,10 @@ describe('UI polish at 1400×900 and 420 px, light and dark', () => {
           await assertNoOverflow(page, tab);
           await shot(tab.toLowerCase());
         }
+        await page.getByRole('button', { name: 'Change project' }).click();
+        await page.getByRole('list', { name: 'Recent projects' }).waitFor();
+        await assertNoOverflow(page, 'the project picker');
+        await shot('picker');
         assert.deepEqual(page.errors, []);
       });
     }
