@@ -470,6 +470,7 @@ describe('UI polish at 1400×900 and 420 px, light and dark', () => {
   test('a rejected plan document is labelled as such, lists each violation once and leaves no stale Apply', async () => {
     model.script([]);
     const { page } = await session('rust-lib');
+    await page.setViewportSize({ width: 1400, height: 900 });
     await page.getByText('Preview a plan document without the model').click();
     const doc = page.getByLabel('Plan document (JSON)');
     await doc.fill(JSON.stringify({ actions: [{ kind: 'CREATE_FILE', path: 'docs/NOTES.md', content: NOTES_MD }], summary: 'good' }));
@@ -507,6 +508,7 @@ describe('UI polish at 1400×900 and 420 px, light and dark', () => {
     const server = await startServer(model, project.base, { PAPAYU_LLM_API_URL: down, PAPAYU_LLM_TIMEOUT_SEC: '5' }, { project: project.root });
     servers.push(server);
     const page = await newPage(browser);
+    await page.setViewportSize({ width: 1400, height: 900 });
     await page.goto(server.url);
     await page.getByRole('tab', { name: 'Chat' }).waitFor();
     model.script([]);
