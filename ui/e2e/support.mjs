@@ -141,7 +141,8 @@ function fakeOpener(base) {
  * Start `papayu ui --port 0 --no-open` with a hermetic environment (no PAPAYU_* of the user's)
  * against `model`; resolves with the printed URL (with #token=) once it is listening. With
  * `{ open: true }`, without `--no-open`: the browser opener is a fake that records its
- * arguments (`openerArgv()`), and the runtime directory is `<base>/run`.
+ * arguments (`openerArgv()`), and the runtime directory is `<base>/run`. `{ project }` passes
+ * `--project`; `{ cwd }` is the working directory (default `base`).
  */
 export async function startServer(model, base, extraEnv = {}, opts = {}) {
   if (!existsSync(PAPAYU_BIN)) throw new Error(`papayu binary not found at ${PAPAYU_BIN}: build it (cargo build -p papayu-cli) or set PAPAYU_BIN`);
@@ -159,8 +160,8 @@ export async function startServer(model, base, extraEnv = {}, opts = {}) {
   mkdirSync(env.HOME, { recursive: true });
   mkdirSync(env.XDG_CONFIG_HOME, { recursive: true });
   if (opts.open) mkdirSync(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
-  const args = ['ui', '--port', '0', ...(opts.open ? [] : ['--no-open'])];
-  const child = spawn(PAPAYU_BIN, args, { env, cwd: base, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = ['ui', '--port', '0', ...(opts.open ? [] : ['--no-open']), ...(opts.project ? ['--project', opts.project] : [])];
+  const child = spawn(PAPAYU_BIN, args, { env, cwd: opts.cwd ?? base, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d));
@@ -171,11 +172,7 @@ export async function startServer(model, base, extraEnv = {}, opts = {}) {
       const m = /http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-fA-F]+/.exec(out);
       if (m) {
         clearTimeout(timer);
-        // The binary embeds ui/dist at build time; without it it serves a placeholder page.
-        if (/no web UI built in/.test(err)) {
-          child.kill('SIGTERM');
-          rej(new Error(`${PAPAYU_BIN} has no web UI built in: run \`npm run build\` in ui/, then rebuild papayu (cargo build -p papayu-cli)`));
-        } else res(m[0]);
+        res(m[0]);
       }
     });
     child.on('exit', (code) => rej(new Error(`papayu ui exited with ${code}.\nstdout: ${out}\nstderr: ${err}`)));

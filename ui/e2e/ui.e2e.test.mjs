@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { spawnSync } from 'node:child_process';
+import http from 'node:http';
 import { PAPAYU_BIN, RESULTS, cleanTemps, launchBrowser, newPage, sha256, startModel, startServer, tempProject, tree, waitFor } from './support.mjs';
 
 const LIB_RS = 'pub fn answer() -> u32 {\n    41\n}\n';
@@ -36,20 +37,18 @@ after(async () => {
   cleanTemps();
 });
 
-/** A fresh project from fixtures/<name>, its own `papayu ui`, and a page with it open. */
+/** A fresh project from fixtures/<name>, its own `papayu ui --project`, and a page with it open. */
 async function session(fixture, opts = {}) {
   const project = tempProject(fixture);
-  const server = await startServer(model, project.base);
+  const server = await startServer(model, project.base, {}, { project: project.root });
   servers.push(server);
   const page = await newPage(browser, opts);
   await page.goto(server.url);
-  await page.getByRole('textbox', { name: 'Folder' }).waitFor();
+  // The UI opens the project `papayu ui` was started for.
+  await page.getByRole('tab', { name: 'Chat' }).waitFor();
+  assert.equal(await page.locator('header .proj').innerText(), project.root);
   // The token moved from the address bar into sessionStorage.
   assert.ok(!page.url().includes('token='), `token left in the URL: ${page.url()}`);
-  // Open the project through the picker's path field.
-  await page.getByRole('textbox', { name: 'Folder' }).fill(project.root);
-  await page.getByRole('button', { name: 'Open', exact: true }).click();
-  await page.getByRole('tab', { name: 'Chat' }).waitFor();
   return { project, server, page };
 }
 
@@ -89,12 +88,13 @@ describe('papayu ui in a browser', () => {
     assert.equal(statSync(dirname(file)).mode & 0o777, 0o700);
     const page = await newPage(browser);
     await page.goto(argv[0]);
-    await page.getByRole('textbox', { name: 'Folder' }).waitFor();
+    // Started in <base> without --project: the UI opens the working directory.
+    await page.getByRole('tab', { name: 'Chat' }).waitFor();
+    assert.equal(await page.locator('header .proj').innerText(), project.base);
     assert.equal(new URL(page.url()).origin, server.origin);
     assert.ok(!page.url().includes('token='), `token left in the URL: ${page.url()}`);
     // The UI's first requests carried the token: the launch page is gone.
     await waitFor(() => !existsSync(file), `the launch page ${file} outlived the UI's first request`);
-    await page.getByRole('list', { name: /Folders in .*home$/ }).waitFor();
     assert.deepEqual(page.errors, []);
   });
 
@@ -287,17 +287,34 @@ describe('papayu ui in a browser', () => {
     assert.deepEqual(tree(project.root), before, 'undo restores every byte and removes what the apply created');
   });
 
+  test('papayu ui opens the working directory, or --project from elsewhere', async () => {
+    const project = tempProject('rust-lib');
+    const here = await startServer(model, project.base, {}, { cwd: project.root });
+    servers.push(here);
+    const page = await newPage(browser);
+    await page.goto(here.url);
+    await page.getByRole('tab', { name: 'Chat' }).waitFor();
+    assert.equal(await page.locator('header .proj').innerText(), project.root);
+    await page.screenshot({ path: join(RESULTS, 'opened-project.png') });
+    const given = await startServer(model, project.base, {}, { cwd: join(project.base, 'home'), project: project.root });
+    servers.push(given);
+    const other = await newPage(browser);
+    await other.goto(given.url);
+    await other.getByRole('tab', { name: 'Chat' }).waitFor();
+    assert.equal(await other.locator('header .proj').innerText(), project.root);
+    assert.match(given.logs().stdout, new RegExp(`project: ${project.root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.deepEqual([...page.errors, ...other.errors], []);
+  });
+
   test('project picker: browse folders with list_dir, open one, find it again under recent projects', async () => {
     const project = tempProject('rust-lib');
     const server = await startServer(model, project.base);
     servers.push(server);
     const page = await newPage(browser);
     await page.goto(server.url);
-    // list_dir starts at the home directory (<base>/home); go up to <base> and into project/.
-    const up = page.getByRole('button', { name: 'Parent folder' });
-    await up.waitFor();
-    await page.getByRole('list', { name: /Folders in .*home$/ }).waitFor();
-    await up.click();
+    // Started in <base>: that folder is open; "Change project" browses from it into project/.
+    await page.getByRole('button', { name: 'Change project' }).click();
+    await page.getByRole('button', { name: 'Parent folder' }).waitFor();
     await page.getByRole('list', { name: `Folders in ${project.base}` }).getByRole('button', { name: /project/ }).click();
     await page.getByRole('list', { name: `Folders in ${project.root}` }).getByRole('button', { name: /src/ }).waitFor();
     await page.getByRole('button', { name: 'Open this folder' }).click();
@@ -374,5 +391,158 @@ describe('papayu ui in a browser', () => {
     assert.equal(await page.getByLabel('Model').inputValue(), 'gpt-test');
     assert.equal(await page.getByLabel('API key variable').inputValue(), 'OPENAI_API_KEY');
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  });
+});
+
+/** Nothing on the page is wider than the window (the page does not scroll sideways). */
+async function assertNoOverflow(page, where) {
+  const { scroll, width, wide } = await page.evaluate(() => {
+    const width = window.innerWidth;
+    const wide = [...document.querySelectorAll('body *')]
+      .filter((e) => e.getBoundingClientRect().right > width + 1 && getComputedStyle(e).position !== 'fixed')
+      .filter((e) => !e.closest('nav[role=tablist], .sr-only'))
+      .slice(0, 5)
+      .map((e) => `${e.tagName.toLowerCase()}.${e.className}`);
+    return { scroll: document.documentElement.scrollWidth, width, wide };
+  });
+  assert.ok(scroll <= width, `${where}: the page is ${scroll} px wide in a ${width} px window (${wide.join(', ')})`);
+}
+
+/** The element at the centre of `locator` is the locator itself (nothing sticky covers it). */
+async function assertUncovered(locator, what) {
+  await locator.scrollIntoViewIfNeeded();
+  const covered = await locator.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return top && (top === el || el.contains(top)) ? null : `${top?.tagName.toLowerCase()}.${top?.className}`;
+  });
+  assert.equal(covered, null, `${what} is covered by ${covered}`);
+}
+
+describe('UI polish at 1400×900 and 420 px, light and dark', () => {
+  for (const [width, height] of [[1400, 900], [420, 900]]) {
+    for (const theme of ['light', 'dark']) {
+      test(`${width} px ${theme}: Markdown, the model in use, an uncovered diff and Apply, chart axes, no overflow`, async () => {
+        const summary = 'Diagnosis: `answer()` returns **41**.\n1) return `42`';
+        model.script([planAnswer(summary), changeAnswer(sha256(LIB_RS))]);
+        const { page } = await session('rust-lib', { colorScheme: theme });
+        await page.setViewportSize({ width, height });
+        const shot = (name) => page.screenshot({ path: join(RESULTS, `polish-${name}-${width}-${theme}.png`), fullPage: true });
+        // The chat names the provider and model the next call goes to.
+        const provider = page.getByTestId('provider');
+        await provider.waitFor();
+        assert.match(await provider.innerText(), /scripted/);
+        assert.match(await provider.innerText(), /openai-compatible/);
+        await send(page, 'plan: make answer() return 42');
+        const plan = page.getByTestId('plan');
+        await plan.waitFor();
+        // Backticks are code, stars bold: no raw Markdown markers are shown.
+        assert.equal(await plan.locator('.summary code').first().innerText(), 'answer()');
+        assert.equal(await plan.locator('.summary strong').first().innerText(), '41');
+        assert.ok(!(await plan.locator('.summary').innerText()).includes('`'), 'raw backticks in the summary');
+        await shot('plan');
+        await send(page, 'ok');
+        const preview = page.getByTestId('preview');
+        await preview.waitFor();
+        await assertUncovered(preview.locator('[data-path="src/lib.rs"] tr.add').last(), 'the last added diff line');
+        await assertUncovered(page.getByRole('button', { name: /^Apply \d+ action/ }), 'the Apply button');
+        await assertNoOverflow(page, 'chat with a preview');
+        await shot('preview');
+        for (const tab of ['History', 'Traces', 'Report', 'Settings']) {
+          await page.getByRole('tab', { name: tab }).click();
+          if (tab === 'Report') {
+            await page.locator('svg.chart').waitFor();
+            assert.match(await page.locator('svg.chart text[data-axis="right"]').textContent(), /error codes per day/);
+            assert.match(await page.locator('svg.chart text[data-axis="left"]').textContent(), /rate/);
+          }
+          await assertNoOverflow(page, tab);
+          await shot(tab.toLowerCase());
+        }
+        await page.getByRole('button', { name: 'Change project' }).click();
+        await page.getByRole('list', { name: 'Recent projects' }).waitFor();
+        await assertNoOverflow(page, 'the project picker');
+        await shot('picker');
+        assert.deepEqual(page.errors, []);
+      });
+    }
+  }
+
+  test('a rejected plan document is labelled as such, lists each violation once and leaves no stale Apply', async () => {
+    model.script([]);
+    const { page } = await session('rust-lib');
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.getByText('Preview a plan document without the model').click();
+    const doc = page.getByLabel('Plan document (JSON)');
+    await doc.fill(JSON.stringify({ actions: [{ kind: 'CREATE_FILE', path: 'docs/NOTES.md', content: NOTES_MD }], summary: 'good' }));
+    await page.getByRole('button', { name: 'Preview plan document' }).click();
+    await page.getByRole('button', { name: 'Apply 1 action(s)' }).waitFor();
+    const bad = { actions: [{ kind: 'CREATE_FILE', path: '/etc/papayu-e2e', content: 'x\n' }, { kind: 'CREATE_FILE', path: '.env', content: 'KEY=1\n' }], summary: 's' };
+    await doc.fill(JSON.stringify(bad));
+    await page.getByRole('button', { name: 'Preview plan document' }).click();
+    const err = page.getByTestId('error');
+    await err.waitFor();
+    const text = await err.innerText();
+    assert.match(text, /The plan document was rejected/);
+    assert.ok(!/model call failed/i.test(text), text);
+    const items = err.getByRole('list', { name: 'violations' }).locator('li');
+    assert.equal(await items.count(), 2, text);
+    for (const li of await items.all()) {
+      const message = (await li.innerText()).split(/\s+/).slice(2).join(' ').trim();
+      if (message) assert.ok(!(await err.locator('pre.message').count()) || !(await err.locator('pre.message').innerText()).includes(message), `"${message}" is shown twice`);
+    }
+    assert.equal(await page.getByTestId('preview').count(), 0, 'the previous preview and its Apply are gone');
+    assert.equal(await page.getByRole('button', { name: /^Apply \d+ action/ }).count(), 0);
+    await page.screenshot({ path: join(RESULTS, 'polish-rejected-document.png'), fullPage: true });
+  });
+
+  test('a model that is down: a hint, Retry and Settings; Test connection there finds the problem and the fix', async () => {
+    const project = tempProject('rust-lib');
+    // A port nothing listens on.
+    const down = await new Promise((r) => {
+      const s = http.createServer();
+      s.listen(0, '127.0.0.1', () => {
+        const { port } = s.address();
+        s.close(() => r(`http://127.0.0.1:${port}/v1`));
+      });
+    });
+    const server = await startServer(model, project.base, { PAPAYU_LLM_API_URL: down, PAPAYU_LLM_TIMEOUT_SEC: '5' }, { project: project.root });
+    servers.push(server);
+    const page = await newPage(browser);
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.goto(server.url);
+    await page.getByRole('tab', { name: 'Chat' }).waitFor();
+    model.script([]);
+    await send(page, 'plan: anything');
+    const err = page.getByTestId('error');
+    await err.waitFor();
+    assert.match(await err.getByTestId('error-hint').innerText(), /Settings/);
+    assert.ok(!/cargo|PAPAYU_/.test(await err.getByTestId('error-hint').innerText()));
+    await err.getByRole('button', { name: 'Retry' }).waitFor();
+    await page.screenshot({ path: join(RESULTS, 'polish-model-down.png'), fullPage: true });
+    await err.getByRole('button', { name: 'Open Settings' }).click();
+    assert.equal(await page.getByRole('tab', { name: 'Settings' }).getAttribute('aria-selected'), 'true');
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    const failed = page.getByTestId('connection-failed');
+    await failed.waitFor();
+    assert.match(await failed.innerText(), /ERR_LLM_/);
+    await page.screenshot({ path: join(RESULTS, 'polish-test-connection-failed.png'), fullPage: true });
+    // The working model's URL, tested before it is saved.
+    model.script([planAnswer('ok')]);
+    await page.getByLabel('API URL').fill(model.url);
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    const ok = page.getByTestId('connection-ok');
+    await ok.waitFor();
+    assert.match(await ok.innerText(), /scripted/);
+    assert.equal(model.requests.length, 1, 'one probe request');
+    await page.screenshot({ path: join(RESULTS, 'polish-test-connection-ok.png'), fullPage: true });
+    // Saved, the chat shows it and Retry succeeds.
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    model.script([planAnswer('the retried plan')]);
+    await page.getByRole('tab', { name: 'Chat' }).click();
+    await page.getByTestId('provider').getByText(model.url.replace('/v1', ''), { exact: false }).waitFor();
+    await page.getByTestId('error').getByRole('button', { name: 'Retry' }).click();
+    await page.getByTestId('plan').getByText('the retried plan').waitFor();
+    assert.deepEqual(page.errors, []);
   });
 });

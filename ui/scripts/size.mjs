@@ -1,10 +1,11 @@
-// Bundle budget (issue #7): the UI's dist assets, gzipped, must stay <= 500 KB.
+// Bundle budget (issue #7): the UI's built assets (the committed bundle papayu-app embeds), gzipped,
+// must stay <= 500 KB.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 const BUDGET = 500 * 1024;
-const dist = new URL('../dist/', import.meta.url).pathname;
+const dist = new URL('../../crates/papayu-app/ui-dist/', import.meta.url).pathname;
 
 function walk(dir) {
   return readdirSync(dir).flatMap((n) => {
@@ -17,7 +18,7 @@ let files;
 try {
   files = walk(dist);
 } catch {
-  console.error('ui/dist is missing: run `npm run build` first');
+  console.error('crates/papayu-app/ui-dist is missing: run `npm run build` first');
   process.exit(1);
 }
 let raw = 0;

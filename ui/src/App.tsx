@@ -82,6 +82,8 @@ export function App() {
   const [info, setInfo] = useState<AppInfo | null>(null);
   const [settings, setSettings] = useState<Settings>(DEFAULT_SETTINGS);
   const [project, setProject] = useState<ProjectView | null>(null);
+  // The project "Change project" left: the picker browses from there.
+  const [left, setLeft] = useState<string | null>(null);
   const [history, setHistory] = useState<History | null>(null);
   const [openErr, setOpenErr] = useState<ApiError | null>(null);
   const [fatal, setFatal] = useState<ApiError | null>(null);
@@ -108,7 +110,17 @@ export function App() {
 
   useEffect(() => {
     transport();
-    api.appInfo().then(setInfo, (e) => setFatal(toApiError(e)));
+    // A project named in the URL or chosen earlier in this tab wins; else the one `papayu ui`
+    // was started for (`--project`, or the working directory's).
+    const chosen = new URLSearchParams(location.search).get('project') ?? sessionStorage.getItem(PROJECT_KEY);
+    api.appInfo().then(
+      (i) => {
+        setInfo(i);
+        const first = chosen ?? i.project;
+        if (first) void open(first);
+      },
+      (e) => setFatal(toApiError(e)),
+    );
     api.getSettings().then(
       (s) => {
         setSettings(s);
@@ -116,8 +128,6 @@ export function App() {
       },
       () => {},
     );
-    const q = new URLSearchParams(location.search).get('project') ?? sessionStorage.getItem(PROJECT_KEY);
-    if (q) void open(q);
   }, [open]);
 
   const run = useCallback(<T,>(command: string, args: Record<string, unknown>, label: string): Promise<T> => {
@@ -199,7 +209,14 @@ export function App() {
         )}
         <span className="spacer" />
         {project && (
-          <button onClick={() => { setProject(null); sessionStorage.removeItem(PROJECT_KEY); }} disabled={busy}>
+          <button
+            onClick={() => {
+              setLeft(project.path);
+              setProject(null);
+              sessionStorage.removeItem(PROJECT_KEY);
+            }}
+            disabled={busy}
+          >
             Change project
           </button>
         )}
@@ -244,10 +261,22 @@ export function App() {
           </div>
         )}
         {!project ? (
-          <ProjectPicker onOpen={(p) => void open(p)} error={openErr} />
+          <ProjectPicker onOpen={(p) => void open(p)} error={openErr} start={left ?? undefined} />
         ) : (
           <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
-            {tab === 'chat' && <Chat project={project.path} saved={project.saved_plan} chat={chat} dispatch={dispatch} run={run} busy={busy} onChanged={refreshHistory} />}
+            {tab === 'chat' && (
+              <Chat
+                project={project.path}
+                saved={project.saved_plan}
+                chat={chat}
+                dispatch={dispatch}
+                run={run}
+                busy={busy}
+                onChanged={refreshHistory}
+                onSettings={() => setTab('settings')}
+                settingsKey={settings}
+              />
+            )}
             {tab === 'history' && <HistoryView project={project.path} history={history} onChanged={refreshHistory} busy={busy} />}
             {tab === 'traces' && <TracesView project={project.path} />}
             {tab === 'report' && <ReportPanel project={project.path} />}

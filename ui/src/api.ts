@@ -1,7 +1,7 @@
 // Typed wrappers over the commands of docs/UI-API.md.
 import { call } from './transport';
 import type {
-  AppInfo, DirListing, History, ProjectView, RecentProject, ApplyReport, ReportView, Settings, TraceSummary,
+  AppInfo, ConnectionTest, DirListing, History, ProjectView, ProviderStatus, RecentProject, ApplyReport, ReportView, Settings, TraceSummary,
 } from './types';
 
 export const api = {
@@ -11,6 +11,8 @@ export const api = {
   openProject: (path: string) => call<ProjectView>('open_project', { path }),
   getSettings: () => call<Settings>('get_settings', {}),
   saveSettings: (settings: Settings) => call<Settings>('save_settings', { settings }),
+  providerInfo: () => call<ProviderStatus>('provider_info', {}),
+  testConnection: (settings?: Settings) => call<ConnectionTest>('test_connection', settings ? { settings } : {}),
   undo: (project: string, force = false) => call<ApplyReport>('undo', { project, force }),
   redo: (project: string, force = false) => call<ApplyReport>('redo', { project, force }),
   history: (project: string) => call<History>('history', { project }),

@@ -224,6 +224,8 @@ export interface AppInfo {
   transport: 'http' | 'tauri';
   config_dir: string;
   env: { provider: string | null; model: string | null; api_url: string | null; protocol: number | string | null };
+  /** The project `papayu ui` was started for (`--project`, else the working directory's). */
+  project: string | null;
 }
 
 export interface TraceSummary {
@@ -279,4 +281,24 @@ export interface JobStatus {
   next: number;
   result?: unknown;
   error?: ApiErrorBody;
+}
+
+/** The provider and model the model calls go to (`provider_info`, `test_connection`). */
+export interface ProviderView {
+  kind: string;
+  model: string;
+  endpoint: string;
+}
+
+export interface ProviderStatus {
+  provider: ProviderView | null;
+  problem: ApiErrorBody | null;
+}
+
+export interface ConnectionTest {
+  ok: boolean;
+  provider: ProviderView | null;
+  latency_ms: number | null;
+  checks: unknown[];
+  error: ApiErrorBody | null;
 }

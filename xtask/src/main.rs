@@ -1,5 +1,6 @@
-//! papayu's automation entry point: `cargo xtask <ci|codegen|bench|golden>`; `bench tasks`
-//! checks the task benchmark's corpus (`tasks.rs`).
+//! papayu's automation entry point: `cargo xtask <ci|codegen|ui-bundle|bench|golden>`; `bench
+//! tasks` checks the task benchmark's corpus (`tasks.rs`), `ui-bundle` the web UI's committed
+//! build (`ui_bundle.rs`).
 #![allow(
     clippy::print_stdout,
     clippy::print_stderr,
@@ -16,6 +17,7 @@ use papayu_protocol::{ProtocolVersion, SchemaVariant, schema};
 mod bench_run;
 mod perfect;
 mod tasks;
+mod ui_bundle;
 
 fn main() -> std::process::ExitCode {
     match run_xtask() {
@@ -33,6 +35,7 @@ fn run_xtask() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("codegen") => codegen(&root, args.iter().any(|a| a == "--check")),
         Some("ci") => ci(&root),
+        Some("ui-bundle") => ui_bundle::cli(&root, args.iter().any(|a| a == "--check")),
         Some("bench") if args.get(1).map(String::as_str) == Some("tasks") => {
             tasks::cli(&root, &args[2..])
         }
@@ -40,7 +43,7 @@ fn run_xtask() -> Result<()> {
         Some("golden") => golden(&root, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | codegen [--check] | bench [FILTER...] [-- BENCH ARGS] | bench tasks [--verify | --list | --run [--scripted] ...] [ID...] | golden <TRACE.json> [--name NAME] | golden --replay>"
+                "usage: cargo xtask <ci | codegen [--check] | ui-bundle [--check] | bench [FILTER...] [-- BENCH ARGS] | bench tasks [--verify | --list | --run [--scripted] ...] [ID...] | golden <TRACE.json> [--name NAME] | golden --replay>"
             );
             bail!("unknown or missing xtask command")
         }
@@ -96,7 +99,7 @@ fn run(root: &Path, program: &str, args: &[&str]) -> Result<()> {
     Ok(())
 }
 
-fn run_env(
+pub(crate) fn run_env(
     root: &Path,
     dir: &Path,
     program: &str,
@@ -135,21 +138,22 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
     }
 }
 
-/// The single CI entry point: fmt, schema drift, the web UI (build, Vitest), clippy and tests
-/// over the whole workspace (papayu-desktop included, once `ui/dist` exists), docs, the
-/// browser e2e against a fresh `papayu`, the task corpus (`bench tasks --verify`, then every
-/// task solved by a scripted perfect model), and the desktop window under Xvfb.
+/// The single CI entry point: fmt, schema drift, the web UI (its committed bundle against a
+/// fresh build, Vitest), clippy and tests over the whole workspace (papayu-desktop included),
+/// docs, the browser e2e against a fresh `papayu`, the task corpus (`bench tasks --verify`, then
+/// every task solved by a scripted perfect model), and the desktop window under Xvfb.
 fn ci(root: &Path) -> Result<()> {
     run(root, "cargo", &["fmt", "--all", "--", "--check"])?;
     codegen(root, true)?;
-    // The UI first: papayu-desktop's build script needs ui/dist, and `papayu ui` embeds it.
+    // The UI first: `papayu ui` and papayu-desktop embed its committed bundle, which must be
+    // what the sources build.
     let ui = root.join("ui");
     // A fresh machine (or CI) installs exactly the lockfile; a developer's existing
     // node_modules is left alone (`npm ci` would delete it under a running dev server).
     if std::env::var_os("CI").is_some() || !ui.join("node_modules").is_dir() {
         run_env(root, &ui, "npm", &["ci", "--no-audit", "--no-fund"], &[])?;
     }
-    run_env(root, &ui, "npm", &["run", "build"], &[])?;
+    ui_bundle::cli(root, true)?;
     run_env(root, &ui, "npm", &["run", "size"], &[])?;
     run_env(root, &ui, "npm", &["test"], &[])?;
     run(
@@ -187,7 +191,7 @@ fn ci(root: &Path) -> Result<()> {
     if !status.success() {
         bail!("cargo doc failed");
     }
-    // The browser UI against a `papayu` built with the fresh ui/dist.
+    // The browser UI against a fresh `papayu` (with the bundle checked above).
     run(root, "cargo", &["build", "--locked", "-p", "papayu-cli"])?;
     let papayu = target_dir(root).join("debug/papayu");
     let papayu = papayu.to_string_lossy();

@@ -33,6 +33,9 @@ pub struct AppInfo {
     pub config_dir: String,
     /// The `PAPAYU_*` environment the app started with (never a key).
     pub env: EnvView,
+    /// The project the frontend was started for (`papayu ui --project`, else the working
+    /// directory's): the UI opens it first.
+    pub project: Option<String>,
 }
 
 /// What the environment configures (SPEC §12), keys left out.
@@ -347,4 +350,49 @@ pub enum ChatTurnView {
         /// The preview.
         preview: Box<PreviewView>,
     },
+}
+
+/// Which provider and model the model calls go to, as the UI shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProviderView {
+    /// `openai`, `openai-compatible`, `ollama`, `anthropic` or `local`.
+    pub kind: String,
+    /// The model (a fan-out names each).
+    pub model: String,
+    /// Where requests go (secrets redacted); empty for the in-process model.
+    pub endpoint: String,
+}
+
+/// `provider_info` result: the provider the settings and the environment name, or why there
+/// is none.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProviderStatus {
+    /// The provider, when one could be built.
+    pub provider: Option<ProviderView>,
+    /// Why none could (configure one in Settings).
+    pub problem: Option<ApiError>,
+}
+
+/// `test_connection` arguments.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct TestConnectionArgs {
+    /// Settings to test before saving them (default: the saved ones).
+    #[serde(default)]
+    pub settings: Option<Settings>,
+}
+
+/// `test_connection` result: `papayu doctor`'s probe of the configured provider.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConnectionTest {
+    /// The provider answered (the in-process model: its file loaded).
+    pub ok: bool,
+    /// The provider tested.
+    pub provider: Option<ProviderView>,
+    /// The probe's wall time in milliseconds (the first failing provider's, else the slowest).
+    pub latency_ms: Option<f64>,
+    /// `papayu doctor`'s report for each network provider (reachability, the structured-output
+    /// form it accepted, latency, usage, errors).
+    pub checks: Vec<papayu_llm::ProviderCheck>,
+    /// What went wrong: the configuration, or the first provider that failed.
+    pub error: Option<ApiError>,
 }

@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 pub mod api;
+mod connection;
 mod error;
 #[cfg(feature = "http")]
 pub mod http;
@@ -224,6 +225,7 @@ impl App {
                 api_url: get("PAPAYU_LLM_API_URL").map(|u| papayu_llm::redact(&u).into_owned()),
                 protocol: get("PAPAYU_PROTOCOL_VERSION").or_else(|| get("PAPAYU_PROTOCOL_DEFAULT")),
             },
+            project: self.inner.options.project.as_ref().map(ToString::to_string),
         })
     }
 

@@ -27,6 +27,7 @@ pub struct AppOptions {
     pub(crate) env: BTreeMap<String, String>,
     pub(crate) key_lookup: KeyLookup,
     pub(crate) home_dir: Option<Utf8PathBuf>,
+    pub(crate) project: Option<Utf8PathBuf>,
     pub(crate) provider_factory: ProviderFactory,
 }
 
@@ -37,6 +38,7 @@ impl std::fmt::Debug for AppOptions {
             .field("transport", &self.transport)
             .field("env", &self.env.keys().collect::<Vec<_>>())
             .field("home_dir", &self.home_dir)
+            .field("project", &self.project)
             .finish_non_exhaustive()
     }
 }
@@ -51,6 +53,7 @@ impl AppOptions {
             env: BTreeMap::new(),
             key_lookup: Arc::new(|_| None),
             home_dir: None,
+            project: None,
             provider_factory: Arc::new(|c| build_provider(c).map_err(ApiError::from)),
         }
     }
@@ -73,6 +76,13 @@ impl AppOptions {
     /// Where `list_dir` starts.
     pub fn home_dir(mut self, dir: impl Into<Utf8PathBuf>) -> Self {
         self.home_dir = Some(dir.into());
+        self
+    }
+
+    /// The project the frontend was started for (`app_info` hands it to the UI, which opens
+    /// it first).
+    pub fn project(mut self, root: impl Into<Utf8PathBuf>) -> Self {
+        self.project = Some(root.into());
         self
     }
 

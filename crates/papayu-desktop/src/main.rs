@@ -1,4 +1,4 @@
-//! `papayu-desktop`: the web UI (`ui/dist`) in a Tauri 2 window. Glue only: every command is a
+//! `papayu-desktop`: the web UI (`papayu-app/ui-dist`) in a Tauri 2 window. Glue only: every command is a
 //! one-line adapter over the same `papayu_app::App` call that `papayu ui` serves over HTTP
 //! (docs/UI-API.md); the UI calls `invoke(command, { args })`.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
@@ -26,6 +26,8 @@ adapters! {
     open_project(OpenProjectArgs) -> ProjectView;
     get_settings(NoArgs) -> Settings;
     save_settings(SaveSettingsArgs) -> Settings;
+    provider_info(NoArgs) -> ProviderStatus;
+    test_connection(TestConnectionArgs) -> ConnectionTest;
     start_chat(ChatArgs) -> JobStarted;
     start_plan(PlanArgs) -> JobStarted;
     start_prepare_apply(PrepareApplyArgs) -> JobStarted;
@@ -73,6 +75,8 @@ fn main() -> std::process::ExitCode {
             open_project,
             get_settings,
             save_settings,
+            provider_info,
+            test_connection,
             start_chat,
             start_plan,
             start_prepare_apply,

@@ -8,7 +8,8 @@ export interface ChartBox {
   margin: { top: number; right: number; bottom: number; left: number };
 }
 
-export const DEFAULT_BOX: ChartBox = { width: 720, height: 260, margin: { top: 16, right: 44, bottom: 36, left: 44 } };
+// The side margins hold each axis's ticks and its rotated title.
+export const DEFAULT_BOX: ChartBox = { width: 720, height: 260, margin: { top: 16, right: 60, bottom: 36, left: 60 } };
 
 export interface Bar {
   day: string;

@@ -49,6 +49,18 @@ describe('chat flow', () => {
     s = chatReducer(initialChat(false), { type: 'send', text: 'x' });
     expect(chatReducer(s, { type: 'chat_failed', error: new ApiError('ERR_CANCELLED', 'c') }).phase).toBe('idle');
   });
+  it('a rejected plan document is no model failure and leaves no stale Apply', () => {
+    let s = chatReducer(initialChat(false), { type: 'preview_ready', preview: preview() });
+    expect(s.preview).not.toBeNull();
+    s = chatReducer(s, { type: 'document_failed', error: new ApiError('ERR_INVALID_PATH', 'rejected') });
+    expect(s.preview).toBeNull();
+    expect(s.phase).toBe('idle');
+    const last = s.messages.at(-1)!;
+    expect(last.role === 'error' && last.during).toBe('document');
+    // A failed model call after a preview drops that preview too.
+    s = chatReducer(chatReducer(initialChat(false), { type: 'preview_ready', preview: preview() }), { type: 'send', text: 'again' });
+    expect(chatReducer(s, { type: 'chat_failed', error: new ApiError('ERR_LLM_NETWORK', 'down') }).preview).toBeNull();
+  });
   it('refuses to send while a job runs, and discards a preview', () => {
     let s = chatReducer(initialChat(false), { type: 'send', text: 'a' });
     expect(chatReducer(s, { type: 'send', text: 'b' })).toBe(s);

@@ -18,7 +18,7 @@ export type ChatMessage =
   | { id: number; role: 'plan'; decision: ModeDecision; plan: PlanView }
   | { id: number; role: 'preview'; decision: ModeDecision; preview: PreviewView }
   | { id: number; role: 'applied'; outcome: ApplyOutcome }
-  | { id: number; role: 'error'; error: ApiError; during: 'chat' | 'apply' | 'command'; checks?: CheckOutput[] }
+  | { id: number; role: 'error'; error: ApiError; during: 'chat' | 'document' | 'apply' | 'command'; checks?: CheckOutput[] }
   | { id: number; role: 'info'; text: string };
 
 export interface CheckOutput {
@@ -41,6 +41,7 @@ export type ChatEvent =
   | { type: 'turn'; turn: ChatTurnView }
   | { type: 'chat_failed'; error: ApiError }
   | { type: 'preview_ready'; preview: PreviewView } // from start_preview_plan (a pasted plan document)
+  | { type: 'document_failed'; error: ApiError } // start_preview_plan refused the pasted document
   | { type: 'apply_started' }
   | { type: 'applied'; outcome: ApplyOutcome }
   | { type: 'apply_failed'; error: ApiError; checks?: CheckOutput[] }
@@ -74,7 +75,11 @@ export function chatReducer(s: ChatState, e: ChatEvent): ChatState {
     case 'preview_ready':
       return { ...s, phase: 'reviewing', preview: e.preview };
     case 'chat_failed':
-      return { ...s, ...push(s, { role: 'error', error: e.error, during: 'chat' }), phase: rest(s) };
+      // The failed request replaces the preview shown before it: no Apply of an older answer
+      // stays under the error.
+      return { ...s, ...push(s, { role: 'error', error: e.error, during: 'chat' }), phase: rest(s), preview: null };
+    case 'document_failed':
+      return { ...s, ...push(s, { role: 'error', error: e.error, during: 'document' }), phase: rest(s), preview: null };
     case 'apply_started':
       return s.phase === 'reviewing' ? { ...s, phase: 'applying' } : s;
     case 'applied': {

@@ -3,7 +3,7 @@ import { api } from '../api';
 import { canSend, classifyInput, describeDecision, type ChatEvent, type ChatMessage, type ChatState, type CheckOutput } from '../state/chat';
 import type { ApplyRequest } from '../state/selection';
 import { toApiError } from '../transport';
-import type { ApplyOutcome, ChatTurnView, PreviewView, SavedPlan } from '../types';
+import type { ApplyOutcome, ChatTurnView, PreviewView, ProviderStatus, SavedPlan } from '../types';
 import { ErrorBox, fmtTime, PlanDetails } from './common';
 import { PreviewPanel } from './Preview';
 
@@ -63,7 +63,36 @@ function Applied({ outcome, onUndo, busy }: { outcome: ApplyOutcome; onUndo: () 
   );
 }
 
-function Message({ m, onOk, onUndo, busy, savedPlan }: { m: ChatMessage; onOk: () => void; onUndo: () => void; busy: boolean; savedPlan: boolean }) {
+function errorTitle(m: Extract<ChatMessage, { role: 'error' }>): string {
+  switch (m.during) {
+    case 'apply':
+      return 'Apply failed';
+    case 'document':
+      return m.error.violations.length ? 'The plan document was rejected' : 'The plan document could not be previewed';
+    case 'chat':
+      return m.error.violations.length ? "The model's answer was rejected" : m.error.code === 'ERR_CANCELLED' ? 'Cancelled' : 'The model call failed';
+    case 'command':
+      return 'Failed';
+  }
+}
+
+function Message({
+  m,
+  onOk,
+  onUndo,
+  busy,
+  savedPlan,
+  onRetry,
+  onSettings,
+}: {
+  m: ChatMessage;
+  onOk: () => void;
+  onUndo: () => void;
+  busy: boolean;
+  savedPlan: boolean;
+  onRetry?: () => void;
+  onSettings?: () => void;
+}) {
   switch (m.role) {
     case 'user':
       return <div className="msg user">{m.text}</div>;
@@ -101,7 +130,7 @@ function Message({ m, onOk, onUndo, busy, savedPlan }: { m: ChatMessage; onOk: (
     case 'error':
       return (
         <div className="msg" data-testid="error">
-          <ErrorBox error={m.error} title={m.during === 'apply' ? 'Apply failed' : m.during === 'chat' ? 'The model call failed' : 'Failed'}>
+          <ErrorBox error={m.error} title={errorTitle(m)} onRetry={m.during === 'chat' ? onRetry : undefined} onSettings={onSettings}>
             {m.during === 'apply' && ROLLED_BACK.has(m.error.code) && (
               <p className="rollback" data-testid="rollback">
                 Rolled back — nothing was written; the project is as it was.
@@ -116,6 +145,33 @@ function Message({ m, onOk, onUndo, busy, savedPlan }: { m: ChatMessage; onOk: (
   }
 }
 
+/** Which provider and model the next model call goes to, or why there is none. */
+function ProviderLine({ status, onSettings }: { status: ProviderStatus | null; onSettings?: () => void }) {
+  if (!status) return null;
+  const p = status.provider;
+  return (
+    <div className="provider-line" data-testid="provider">
+      {p ? (
+        <>
+          <span className="muted">Model:</span> <strong>{p.model}</strong> <span className="muted">via {p.kind}</span>
+          {p.endpoint && (
+            <span className="mono muted endpoint" title={p.endpoint}>
+              {p.endpoint}
+            </span>
+          )}
+        </>
+      ) : (
+        <span className="del">No model configured{status.problem ? `: ${status.problem.message}` : ''}</span>
+      )}
+      {onSettings && (
+        <button className="link" onClick={onSettings}>
+          {p ? 'change' : 'Configure in Settings'}
+        </button>
+      )}
+    </div>
+  );
+}
+
 export function Chat({
   project,
   chat,
@@ -124,8 +180,14 @@ export function Chat({
   busy,
   onChanged,
   saved,
+  onSettings,
+  settingsKey,
 }: {
   saved?: SavedPlan | null;
+  /** Show the Settings view (errors about the provider point there). */
+  onSettings?: () => void;
+  /** Changes whenever the settings are saved: the provider shown is fetched again. */
+  settingsKey?: unknown;
   project: string;
   chat: ChatState;
   dispatch: (e: ChatEvent) => void;
@@ -135,6 +197,10 @@ export function Chat({
 }) {
   const [text, setText] = useState('');
   const [planDoc, setPlanDoc] = useState('');
+  const [provider, setProvider] = useState<ProviderStatus | null>(null);
+  useEffect(() => {
+    api.providerInfo().then(setProvider, () => setProvider(null));
+  }, [settingsKey]);
   const endRef = useRef<HTMLDivElement>(null);
   const input = classifyInput(text, chat.savedPlan);
   useEffect(() => {
@@ -202,9 +268,13 @@ export function Chat({
       dispatch({ type: 'info', text: `Preview of a plan document (${p.actions.length} actions).` });
       dispatch({ type: 'preview_ready', preview: p });
     } catch (e) {
-      dispatch({ type: 'chat_failed', error: toApiError(e) });
+      dispatch({ type: 'document_failed', error: toApiError(e) });
     }
   };
+
+  // Retry sends the last message again (the chat log outlives this view, so it is read from there).
+  const lastSent = [...chat.messages].reverse().find((m) => m.role === 'user');
+  const retry = lastSent?.role === 'user' && !busy && canSend(chat) ? () => void send(lastSent.text) : undefined;
 
   const sendLabel = input.kind === 'command' ? `Run “${input.name}”` : input.kind === 'message' && input.appliesSavedPlan ? 'Apply saved plan' : 'Send';
 
@@ -223,9 +293,19 @@ export function Chat({
           )}
         </div>
       )}
+      <ProviderLine status={provider} onSettings={onSettings} />
       <div className="messages" aria-live="polite">
         {chat.messages.map((m) => (
-          <Message key={m.id} m={m} onOk={() => void send('ok')} onUndo={() => void undoRedo('undo')} busy={busy} savedPlan={chat.savedPlan && chat.phase === 'planned'} />
+          <Message
+            key={m.id}
+            m={m}
+            onOk={() => void send('ok')}
+            onUndo={() => void undoRedo('undo')}
+            busy={busy}
+            savedPlan={chat.savedPlan && chat.phase === 'planned'}
+            onRetry={retry}
+            onSettings={onSettings}
+          />
         ))}
       </div>
       {chat.preview && (
@@ -233,7 +313,8 @@ export function Chat({
       )}
       <div ref={endRef} />
       <form
-        className="composer"
+        // Docked (not sticky) while a preview is open: it must not cover the diff or Apply.
+        className={chat.preview ? 'composer docked' : 'composer'}
         onSubmit={(e) => {
           e.preventDefault();
           void send(text);

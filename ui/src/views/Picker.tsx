@@ -4,7 +4,8 @@ import { toApiError, type ApiError } from '../transport';
 import type { DirListing, RecentProject } from '../types';
 import { ErrorBox, fmtTime } from './common';
 
-export function ProjectPicker({ onOpen, error }: { onOpen: (path: string) => void; error: ApiError | null }) {
+/** `start`: the folder to browse first (the project just left), else the backend's home. */
+export function ProjectPicker({ onOpen, error, start }: { onOpen: (path: string) => void; error: ApiError | null; start?: string }) {
   const [recent, setRecent] = useState<RecentProject[] | null>(null);
   const [dir, setDir] = useState<DirListing | null>(null);
   const [path, setPath] = useState('');
@@ -21,8 +22,8 @@ export function ProjectPicker({ onOpen, error }: { onOpen: (path: string) => voi
   };
   useEffect(() => {
     api.recentProjects().then(setRecent, (e) => setErr(toApiError(e)));
-    void browse();
-  }, []);
+    void browse(start);
+  }, [start]);
 
   return (
     <div className="grid2">

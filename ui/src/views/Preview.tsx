@@ -2,7 +2,7 @@ import { memo, useEffect, useMemo, useState } from 'react';
 import { diffStat, parseDiff } from '../state/diff';
 import { applyRequest, confirmDeletes, initialSelection, setAll, toggle, type ApplyRequest, type Selection } from '../state/selection';
 import type { FileDiff, PreviewView } from '../types';
-import { MemoryNote } from './common';
+import { MemoryNote, Md } from './common';
 
 const FIRST_LINES = 300;
 const AUTO_EXPAND = 3;
@@ -149,7 +149,11 @@ export function PreviewPanel({
   return (
     <section className="panel preview" aria-label="Preview" data-testid="preview">
       <h2>Preview — nothing is written until you apply</h2>
-      {preview.summary && <p style={{ whiteSpace: 'pre-wrap' }}>{preview.summary}</p>}
+      {preview.summary && (
+        <p style={{ whiteSpace: 'pre-wrap' }}>
+          <Md text={preview.summary} />
+        </p>
+      )}
       <div className="preview-head">
         <span className="badge">protocol v{preview.protocol}</span>
         {counts.map(([k, n]) => (

@@ -62,6 +62,13 @@ export function Chart({ timeline }: { timeline: TimelineDay[] }) {
         )}
         <line className="axis" x1={x0} x2={x1} y1={y0} y2={y0} />
         <line className="axis" x1={x0} x2={x0} y1={y1} y2={y0} />
+        <line className="axis" x1={x1} x2={x1} y1={y1} y2={y0} />
+        <text className="axis-title" data-axis="left" transform={`translate(14 ${(y0 + y1) / 2}) rotate(-90)`} textAnchor="middle">
+          rate (%)
+        </text>
+        <text className="axis-title" data-axis="right" transform={`translate(${DEFAULT_BOX.width - 10} ${(y0 + y1) / 2}) rotate(90)`} textAnchor="middle">
+          error codes per day
+        </text>
       </svg>
       <figcaption className="legend">
         <span>

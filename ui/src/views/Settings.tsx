@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { api } from '../api';
 import { PROVIDERS, toForm, validate, type FieldErrors, type SettingsForm } from '../state/settings';
 import { toApiError, type ApiError } from '../transport';
-import type { AppInfo, Settings } from '../types';
+import type { AppInfo, ConnectionTest, Settings } from '../types';
 import { ErrorBox } from './common';
 
 export function SettingsView({ settings, info, onSaved }: { settings: Settings; info: AppInfo | null; onSaved: (s: Settings) => void }) {
@@ -10,10 +10,12 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
   const [errors, setErrors] = useState<FieldErrors>({});
   const [apiErr, setApiErr] = useState<ApiError | null>(null);
   const [saved, setSaved] = useState(false);
+  const [test, setTest] = useState<{ running: boolean; result: ConnectionTest | null }>({ running: false, result: null });
   useEffect(() => setForm(toForm(settings)), [settings]);
   const set = <K extends keyof SettingsForm>(k: K, v: SettingsForm[K]) => {
     setForm((f) => ({ ...f, [k]: v }));
     setSaved(false);
+    setTest({ running: false, result: null });
   };
   const env = info?.env;
   const field = (k: keyof SettingsForm, label: string, hint: string, input: React.ReactNode) => (
@@ -45,6 +47,23 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
       setSaved(true);
       onSaved(s);
     } catch (e) {
+      setApiErr(toApiError(e));
+    }
+  };
+  // The form as it is now (unsaved), sent to the provider as `papayu doctor` would.
+  const testConnection = async () => {
+    const r = validate(form);
+    if (!r.ok) {
+      setErrors(r.errors);
+      return;
+    }
+    setErrors({});
+    setTest({ running: true, result: null });
+    try {
+      setTest({ running: false, result: await api.testConnection(r.settings) });
+      setApiErr(null);
+    } catch (e) {
+      setTest({ running: false, result: null });
       setApiErr(toApiError(e));
     }
   };
@@ -116,11 +135,15 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
           <button type="submit" className="primary">
             Save settings
           </button>
+          <button type="button" onClick={() => void testConnection()} disabled={test.running}>
+            {test.running ? 'Testing…' : 'Test connection'}
+          </button>
           <span role="status" className="add">
             {saved ? 'Saved.' : ''}
           </span>
         </div>
       </form>
+      <ConnectionResult result={test.result} />
       {apiErr && <ErrorBox error={apiErr} title="Not saved" />}
       {info && (
         <p className="muted" style={{ marginTop: 12, fontSize: 13 }}>
@@ -128,5 +151,26 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
         </p>
       )}
     </section>
+  );
+}
+
+/** What "Test connection" found: the provider and its latency, or its error with the code. */
+function ConnectionResult({ result }: { result: ConnectionTest | null }) {
+  if (!result) return null;
+  const p = result.provider;
+  const who = p ? `${p.model} via ${p.kind}${p.endpoint ? ` (${p.endpoint})` : ''}` : 'the provider';
+  if (result.ok) {
+    return (
+      <p className="add" data-testid="connection-ok" role="status">
+        Connected: {who}
+        {result.latency_ms !== null ? `, answered in ${Math.round(result.latency_ms)} ms` : ''}.
+      </p>
+    );
+  }
+  const error = toApiError(result.error ?? { code: 'ERR_LLM_CONFIG', message: 'no provider' });
+  return (
+    <div data-testid="connection-failed">
+      <ErrorBox error={error} title={`Cannot reach ${who}`} />
+    </div>
   );
 }

@@ -1,5 +1,16 @@
+import { adviceFor, messageWithoutViolations } from '../state/errors';
+import { inlineSegments } from '../state/markdown';
 import type { ApiError } from '../transport';
 import type { PlanView } from '../types';
+
+/** A model's text with its inline Markdown (`code`, **bold**) rendered; never HTML. */
+export function Md({ text }: { text: string }) {
+  return (
+    <>
+      {inlineSegments(text).map((s, i) => (s.kind === 'code' ? <code key={i}>{s.text}</code> : s.kind === 'strong' ? <strong key={i}>{s.text}</strong> : s.text))}
+    </>
+  );
+}
 
 export function fmtTime(ms: number | null | undefined): string {
   if (!ms) return '';
@@ -10,25 +21,56 @@ export function pct(v: number | null | undefined): string {
   return v === null || v === undefined ? '—' : `${(v * 100).toFixed(v < 0.1 && v > 0 ? 1 : 0)} %`;
 }
 
-/** An error: its stable code, the actionable message, and every violation. */
-export function ErrorBox({ error, title, children }: { error: ApiError; title?: string; children?: React.ReactNode }) {
+/**
+ * An error: its stable code, the actionable message, every violation (once), and what to do
+ * next — a hint, Retry (`onRetry`) and a way to Settings (`onSettings`) when the problem is the
+ * model provider.
+ */
+export function ErrorBox({
+  error,
+  title,
+  children,
+  onRetry,
+  onSettings,
+}: {
+  error: ApiError;
+  title?: string;
+  children?: React.ReactNode;
+  onRetry?: () => void;
+  onSettings?: () => void;
+}) {
+  const advice = adviceFor(error.code);
+  const message = messageWithoutViolations(error);
+  const retry = advice.retry && onRetry;
+  const settings = advice.settings && onSettings;
   return (
     <div className="error-box" role="alert" data-code={error.code}>
       <div className="head">
         {title ? `${title}: ` : ''}
         <span className="badge code">{error.code}</span>
       </div>
-      <pre className="message">{error.message}</pre>
+      {message && <pre className="message">{message}</pre>}
       {error.violations.length > 0 && (
         <ul aria-label="violations">
           {error.violations.map((v, i) => (
             <li key={i}>
               <span className="badge code">{v.code}</span>{' '}
               {v.path ? <code>{v.path}</code> : null}
-              {v.action_index !== undefined && v.action_index !== null ? <span className="muted"> (action {v.action_index})</span> : null} {v.message}
+              {v.action_index !== undefined && v.action_index !== null ? <span className="muted"> (action {v.action_index})</span> : null} <Md text={v.message} />
             </li>
           ))}
         </ul>
+      )}
+      {advice.hint && (
+        <p className="hint" data-testid="error-hint">
+          {advice.hint}
+        </p>
+      )}
+      {(retry || settings) && (
+        <div className="row">
+          {retry && <button onClick={onRetry}>Retry</button>}
+          {settings && <button onClick={onSettings}>Open Settings</button>}
+        </div>
       )}
       {children}
     </div>
@@ -59,7 +101,9 @@ function List({ title, items }: { title: string; items: string[] }) {
       <h3>{title}</h3>
       <ul>
         {items.map((x, i) => (
-          <li key={i}>{x}</li>
+          <li key={i}>
+            <Md text={x} />
+          </li>
         ))}
       </ul>
     </>
@@ -71,15 +115,26 @@ export function PlanDetails({ plan }: { plan: PlanView }) {
   const ctx = plan.context;
   return (
     <div className="plan-view">
-      {plan.summary && <p className="summary">{plan.summary}</p>}
+      {plan.summary && (
+        <p className="summary">
+          <Md text={plan.summary} />
+        </p>
+      )}
       {plan.plan?.length > 0 && (
         <>
           <h3>Steps</h3>
           <ol>
             {plan.plan.map((s, i) => (
               <li key={i}>
-                <strong>{s.step}</strong>
-                {s.details ? <> — {s.details}</> : null}
+                <strong>
+                  <Md text={s.step} />
+                </strong>
+                {s.details ? (
+                  <>
+                    {' '}
+                    — <Md text={s.details} />
+                  </>
+                ) : null}
               </li>
             ))}
           </ol>

@@ -22,6 +22,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::net::TcpListener;
 
+pub use self::assets::Assets;
 use self::guard::Guard;
 pub use self::launch::{LAUNCH_PAGE_LIFETIME, LaunchDirProblem, LaunchPage};
 use crate::{ApiError, App};
@@ -29,30 +30,38 @@ use crate::{ApiError, App};
 /// Request bodies larger than this are refused (413).
 pub const BODY_LIMIT: usize = 8 << 20;
 
-/// The web UI's files: (path relative to `ui/dist`, bytes), as a binary embeds them. Without
-/// an `index.html` the server answers with a page that says how to build the UI.
-pub type Assets = &'static [(&'static str, &'static [u8])];
-
 /// How to serve.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub struct ServerOptions {
     /// The port on 127.0.0.1 (0: a free one).
     pub port: u16,
-    /// The UI's files.
+    /// The UI's files (default: the bundle built into papayu-app).
     pub assets: Assets,
     /// How long a launch page nobody used stays on disk.
     pub launch_page_lifetime: Duration,
 }
 
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl ServerOptions {
-    /// Serve `assets` on a free port.
-    pub fn new(assets: Assets) -> Self {
+    /// Serve the bundled UI on a free port.
+    pub fn new() -> Self {
         Self {
             port: 0,
-            assets,
+            assets: Assets::Bundled,
             launch_page_lifetime: LAUNCH_PAGE_LIFETIME,
         }
+    }
+
+    /// Serve these files instead of the bundled UI.
+    pub fn assets(mut self, assets: Assets) -> Self {
+        self.assets = assets;
+        self
     }
 
     /// Listen on this port instead (0: a free one).
@@ -163,9 +172,10 @@ impl Server {
         format!("http://127.0.0.1:{}/#token={}", self.port(), self.token())
     }
 
-    /// Whether the assets hold a built UI (else every page is the placeholder; the API works).
+    /// Whether the assets hold a UI (an `index.html`; without one every page is 404 and only
+    /// the API answers). The bundled UI always does.
     pub fn has_ui(&self) -> bool {
-        assets::has_ui(self.assets)
+        self.assets.has_ui()
     }
 
     /// Write a page into `dir` that sends a browser on to [`url`](Self::url), for a browser
@@ -273,6 +283,8 @@ fn router(app: App, guard: Guard, assets: Assets) -> Router {
         open_project,
         get_settings,
         save_settings,
+        provider_info,
+        test_connection,
         start_chat,
         start_plan,
         start_prepare_apply,

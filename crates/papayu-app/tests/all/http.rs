@@ -1,5 +1,5 @@
-//! The HTTP transport through a real socket: the guard, the placeholder page, the body cap and
-//! one command end to end (the e2e tests of `papayu ui` drive the rest through the binary).
+//! The HTTP transport through a real socket: the guard, the bundled UI, the body cap and one
+//! command end to end (the e2e tests of `papayu ui` drive the rest through the binary).
 
 use papayu_app::http::{Assets, BODY_LIMIT, Server, ServerOptions};
 use papayu_app::{App, AppOptions, Transport};
@@ -22,8 +22,7 @@ async fn bind(dir: &tempfile::TempDir, options: ServerOptions) -> Server {
 
 async fn start(assets: Assets) -> Running {
     let dir = tempfile::tempdir().unwrap();
-    let server = bind(&dir, ServerOptions::new(assets)).await;
-    assert_eq!(server.has_ui(), !assets.is_empty());
+    let server = bind(&dir, ServerOptions::new().assets(assets)).await;
     let (port, token) = (server.port(), server.token().to_owned());
     assert_eq!(
         server.url(),
@@ -88,7 +87,7 @@ fn code(body: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_api_answers_only_the_token_on_a_loopback_host_from_its_own_origin() {
-    let s = start(&[]).await;
+    let s = start(Assets::Files(&[])).await;
     let (status, head, body) = s
         .raw("POST", "/api/app_info", &[s.host(), s.auth()], "")
         .await;
@@ -154,15 +153,38 @@ async fn the_api_answers_only_the_token_on_a_loopback_host_from_its_own_origin()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_a_built_ui_every_page_is_the_placeholder() {
-    let s = start(&[]).await;
+async fn the_bundled_ui_is_served_on_every_route_with_its_scripts() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = bind(&dir, ServerOptions::new()).await;
+    assert!(server.has_ui(), "every build has the UI");
+    let s = Running {
+        port: server.port(),
+        token: server.token().to_owned(),
+        _dir: dir,
+    };
+    tokio::spawn(server.serve());
+    let mut index = String::new();
     for path in ["/", "/index.html", "/projects"] {
         let (status, head, body) = s.raw("GET", path, &[s.host()], "").await;
         assert_eq!(status, 200, "{path}");
-        assert!(head.contains("content-type: text/html"), "{head}");
-        assert!(body.contains("npm --prefix ui run build"), "{body}");
+        assert!(
+            head.contains("content-type: text/html; charset=utf-8"),
+            "{head}"
+        );
+        assert!(body.contains("<div id=\"root\">"), "{body}");
+        index = body;
     }
-    let (status, _, _) = s.raw("GET", "/assets/app.js", &[s.host()], "").await;
+    let script = index
+        .split("src=\"./")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap();
+    let (status, head, body) = s.raw("GET", &format!("/{script}"), &[s.host()], "").await;
+    assert_eq!(status, 200, "{script}");
+    assert!(head.contains("content-type: text/javascript"), "{head}");
+    assert!(head.contains("immutable"), "{head}");
+    assert!(body.len() > 1000, "the real bundle, not a stub");
+    let (status, _, _) = s.raw("GET", "/assets/missing.js", &[s.host()], "").await;
     assert_eq!(status, 404);
     let (status, _, _) = s
         .raw("GET", "/", &[("Host", "evil.example".to_owned())], "")
@@ -171,11 +193,24 @@ async fn without_a_built_ui_every_page_is_the_placeholder() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_without_an_index_serve_no_pages_but_the_api() {
+    let s = start(Assets::Files(&[])).await;
+    for path in ["/", "/index.html", "/projects"] {
+        let (status, _, _) = s.raw("GET", path, &[s.host()], "").await;
+        assert_eq!(status, 404, "{path}");
+    }
+    let (status, _, _) = s
+        .raw("POST", "/api/app_info", &[s.host(), s.auth()], "")
+        .await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_built_ui_is_served_with_its_types_and_cache_rules() {
-    const UI: Assets = &[
+    const UI: Assets = Assets::Files(&[
         ("index.html", b"<!doctype html><p>the ui</p>"),
         ("assets/app-1a2b.js", b"console.log(1)"),
-    ];
+    ]);
     let s = start(UI).await;
     let (status, head, body) = s.raw("GET", "/settings", &[s.host()], "").await;
     assert_eq!(
@@ -209,7 +244,7 @@ async fn gone(path: &camino::Utf8Path) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_launch_page_goes_at_the_first_request_with_the_token() {
     let dir = tempfile::tempdir().unwrap();
-    let server = bind(&dir, ServerOptions::new(&[])).await;
+    let server = bind(&dir, ServerOptions::new()).await;
     let page = server.write_launch_page(&launch_dir(&dir)).unwrap();
     let html = fs_err::read_to_string(page.path()).unwrap();
     assert!(html.contains(&server.url()), "{html}");
@@ -239,13 +274,13 @@ async fn the_launch_page_goes_at_the_first_request_with_the_token() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unused_launch_page_goes_after_its_lifetime_or_when_the_server_stops() {
     let dir = tempfile::tempdir().unwrap();
-    let short = ServerOptions::new(&[]).launch_page_lifetime(std::time::Duration::from_millis(50));
+    let short = ServerOptions::new().launch_page_lifetime(std::time::Duration::from_millis(50));
     let server = bind(&dir, short).await;
     let page = server.write_launch_page(&launch_dir(&dir)).unwrap();
     tokio::spawn(server.serve());
     assert!(gone(page.path()).await, "the page outlived its lifetime");
 
-    let server = bind(&dir, ServerOptions::new(&[])).await;
+    let server = bind(&dir, ServerOptions::new()).await;
     let first = server.write_launch_page(&launch_dir(&dir)).unwrap();
     let page = server.write_launch_page(&launch_dir(&dir)).unwrap();
     assert!(!first.path().exists(), "a second page replaces the first");

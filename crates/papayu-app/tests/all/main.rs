@@ -7,6 +7,7 @@
     missing_docs
 )]
 
+mod connection;
 mod errors;
 mod flow;
 #[cfg(feature = "http")]

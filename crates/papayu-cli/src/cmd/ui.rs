@@ -1,7 +1,9 @@
-//! `papayu ui [--port N] [--no-open]`: the web UI in a browser. The server (127.0.0.1, a
-//! per-launch token, Host and Origin checks) is papayu-app's `http` transport; this module
-//! reads the environment for it, prints the URL and opens the browser on a launch page (the
-//! opener's command line, which every local user can read in `ps`, never carries the token).
+//! `papayu ui [--port N] [--no-open]`: the web UI in a browser, on the project `--project`
+//! names (else the working directory's). The server (127.0.0.1, a per-launch token, Host and
+//! Origin checks, the UI bundle papayu-app embeds) is papayu-app's `http` transport; this
+//! module reads the environment for it, prints the URL and opens the browser on a launch page
+//! (the opener's command line, which every local user can read in `ps`, never carries the
+//! token).
 
 use anyhow::Result;
 use camino::Utf8PathBuf;
@@ -12,11 +14,8 @@ use crate::cmd::session::{cache_dir, config_dir, env_map};
 use crate::exit::{Exit, UsageError};
 use crate::global::Global;
 
-mod assets {
-    include!(concat!(env!("OUT_DIR"), "/ui_assets.rs"));
-}
-
-/// Serve the web UI in a browser.
+/// Serve the web UI in a browser, opened on the project (`--project`, else the current
+/// directory's).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The port on 127.0.0.1 (0: a free one).
@@ -59,6 +58,18 @@ fn app_options(global: &Global) -> Result<AppOptions> {
         options = options.home_dir(home);
     }
     Ok(options)
+}
+
+/// The project the UI opens first: the one every other command would use (`--project`, else
+/// the working directory's — [`Global::project_root`], where project-root discovery belongs),
+/// which must be a directory.
+fn project_to_open(global: &Global) -> Result<Utf8PathBuf> {
+    let root = global.project_root()?;
+    if !root.is_dir() {
+        return Err(UsageError(format!("project {}: not a directory", root.display())).into());
+    }
+    Utf8PathBuf::from_path_buf(root)
+        .map_err(|p| UsageError(format!("project {} is not UTF-8", p.display())).into())
 }
 
 /// Where launch pages go: `$XDG_RUNTIME_DIR/papayu` (a per-user tmpfs), else
@@ -120,40 +131,28 @@ fn stop_requested() -> impl Future<Output = ()> + Send + 'static {
     }
 }
 
-/// Start the system's opener on `url`: a launch page's `file://` URL, never the tokened one
-/// (every local user can read the opener's command line).
+/// Start the browser (`$BROWSER`, else the system's opener) on `url`: a launch page's
+/// `file://` URL, never the tokened one (every local user can read the opener's command line).
 fn open_browser(url: &str) {
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else {
-        "xdg-open"
-    };
-    let spawned = std::process::Command::new(opener)
-        .arg(url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn();
-    if spawned.is_err() {
-        eprintln!("papayu: could not start {opener}; open the URL above yourself");
+    if let Err(e) = opener::open_browser(url) {
+        eprintln!("papayu: could not start a browser ({e}); open the URL above yourself");
     }
 }
 
 /// Serve until interrupted.
 pub fn run(args: &Args, global: &Global) -> Result<Exit> {
-    let app = App::new(app_options(global)?);
+    let project = project_to_open(global)?;
+    let app = App::new(app_options(global)?.project(project.clone()));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
     rt.block_on(async {
-        let options = ServerOptions::new(assets::ASSETS).port(args.port);
+        let options = ServerOptions::new().port(args.port);
         let server = Server::bind(app, options).await?;
         let url = server.url();
-        if !server.has_ui() {
-            eprintln!("papayu: this binary has no web UI built in (npm --prefix ui run build, then rebuild); the API works");
-        }
         println!("papayu ui: {url}");
+        println!("project: {project}");
         println!("(Ctrl-C stops the server; anyone with this URL can drive papayu as you)");
         let stop = stop_requested();
         if !args.no_open {

@@ -229,6 +229,54 @@ fn ui_refuses_requests_without_the_token_or_from_elsewhere() {
 }
 
 #[test]
+fn ui_opens_the_working_directorys_project_or_the_one_given() {
+    let project = Project::new(&[("src/lib.rs", "pub fn a() {}\n")]);
+    let model = Model::start(&[]);
+    let root = std::fs::canonicalize(project.root()).unwrap();
+    let opened = |s: &Server| {
+        let info = s.ok("app_info", json!({}));
+        let path = info["project"].as_str().unwrap_or_else(|| panic!("{info}"));
+        std::fs::canonicalize(path).unwrap()
+    };
+    // The working directory's project.
+    let s = Server::start(&project, &model);
+    assert_eq!(opened(&s), root);
+    drop(s);
+    // `--project` from elsewhere (a relative one is taken from the working directory).
+    let elsewhere = tempfile::tempdir().unwrap();
+    let s = Server::launch(
+        project
+            .command(&model, &[], &["ui", "--port", "0", "--no-open"])
+            .arg("--project")
+            .arg(project.root())
+            .current_dir(elsewhere.path())
+            .stderr(Stdio::null()),
+    );
+    assert_eq!(opened(&s), root);
+    // Opening it gives the project (its undo history with it), not an empty one.
+    let view = s.ok("open_project", json!({"path": root}));
+    assert_eq!(
+        std::fs::canonicalize(view["path"].as_str().unwrap()).unwrap(),
+        root
+    );
+    drop(s);
+    // A project that is not a directory is a usage error before anything listens.
+    let out = project
+        .command(
+            &model,
+            &[],
+            &["ui", "--port", "0", "--no-open", "--project"],
+        )
+        .arg(project.root().join("src/lib.rs"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("not a directory"), "{stderr}");
+    assert!(out.stdout.is_empty(), "nothing was served");
+}
+
+#[test]
 fn ui_listens_on_loopback_only() {
     let project = Project::new(&[]);
     let model = Model::start(&[]);
