@@ -52,16 +52,21 @@ pub enum HunkTier {
     TrailingWhitespace,
     /// Matched ignoring indentation; the replacement was re-indented by the detected delta.
     Indentation,
+    /// Matched exactly but one line off: the hunk has one context line the file lacks, or omits
+    /// one file line between its old lines; the only such alignment in the file.
+    Realigned,
 }
 
 impl HunkTier {
-    /// A stable lowercase name (`exact`, `offset`, `trailing_whitespace`, `indentation`).
+    /// A stable lowercase name (`exact`, `offset`, `trailing_whitespace`, `indentation`,
+    /// `realigned`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Exact => "exact",
             Self::Offset => "offset",
             Self::TrailingWhitespace => "trailing_whitespace",
             Self::Indentation => "indentation",
+            Self::Realigned => "realigned",
         }
     }
 }
