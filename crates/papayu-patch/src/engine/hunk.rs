@@ -110,8 +110,12 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             continue;
         }
         let zero_context = !h.lines.iter().any(|l| matches!(l, HunkLine::Context(_)));
-        let stated = h.old_start.saturating_sub(1);
-        let adjusted = if out_of_order {
+        let stated = if h.at_eof {
+            n.saturating_sub(old.len())
+        } else {
+            h.old_start.saturating_sub(1)
+        };
+        let adjusted = if out_of_order || h.at_eof {
             stated
         } else {
             shift(stated, drift)

@@ -35,6 +35,9 @@ pub struct Hunk {
     /// Per body line (parallel to `lines`): whether it ended with CRLF in the patch. A commit
     /// that changes a file's line endings is only visible here.
     pub crlf: Vec<bool>,
+    /// The old lines end at the file's last line whatever `old_start` says (a Codex chunk
+    /// followed by `*** End of File`).
+    pub at_eof: bool,
 }
 
 impl Hunk {
@@ -219,6 +222,7 @@ fn parse_hunk(lines: &[&str], cr: &[bool], at: usize) -> Result<(Hunk, usize, bo
         old_no_newline: false,
         new_no_newline: false,
         crlf: Vec::new(),
+        at_eof: false,
     };
     let (mut old_seen, mut new_seen) = (0usize, 0usize);
     let mut i = at + 1;
