@@ -11,17 +11,55 @@ enum Cmp {
     Exact,
     TrailingWs,
     Indent,
+    /// Indentation ignored and typographic punctuation read as ASCII.
+    Punct,
 }
 
 impl Cmp {
-    fn norm(self, s: &str) -> &str {
+    fn norm(self, s: &str) -> Cow<'_, str> {
         let s = key(s);
         match self {
-            Self::Exact => s,
-            Self::TrailingWs => s.trim_end(),
-            Self::Indent => s.trim(),
+            Self::Exact => Cow::Borrowed(s),
+            Self::TrailingWs => Cow::Borrowed(s.trim_end()),
+            Self::Indent => Cow::Borrowed(s.trim()),
+            Self::Punct => ascii_punctuation(s.trim()),
         }
     }
+
+    /// The tier a match under this comparison reports (`moved`: not at the stated line).
+    fn tier(self, moved: bool) -> HunkTier {
+        match self {
+            Self::Exact if moved => HunkTier::Offset,
+            Self::Exact => HunkTier::Exact,
+            Self::TrailingWs => HunkTier::TrailingWhitespace,
+            Self::Indent => HunkTier::Indentation,
+            Self::Punct => HunkTier::Punctuation,
+        }
+    }
+
+    fn ignores_indentation(self) -> bool {
+        matches!(self, Self::Indent | Self::Punct)
+    }
+}
+
+/// Typographic dashes, quotes and spaces as their ASCII forms (what a model types for what an
+/// editor or a word processor wrote); borrowed when there are none.
+fn ascii_punctuation(s: &str) -> Cow<'_, str> {
+    fn ascii(c: char) -> Option<char> {
+        match c {
+            '\u{2010}'..='\u{2015}' | '\u{2212}' => Some('-'),
+            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' => Some('\''),
+            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' => Some('"'),
+            '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => {
+                Some(' ')
+            }
+            _ => None,
+        }
+    }
+    if !s.chars().any(|c| ascii(c).is_some()) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(s.chars().map(|c| ascii(c).unwrap_or(c)).collect())
 }
 
 /// How `+` lines are re-indented after an indentation-tolerant match.
@@ -121,7 +159,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             shift(stated, drift)
         };
         let mut found = None;
-        for cmp in [Cmp::Exact, Cmp::TrailingWs, Cmp::Indent] {
+        for cmp in [Cmp::Exact, Cmp::TrailingWs, Cmp::Indent, Cmp::Punct] {
             let at_stated = [adjusted, stated]
                 .into_iter()
                 .find(|&p| matches_at(&file, &old, p, cmp));
@@ -141,12 +179,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
                         ));
                     }
                 }
-                let tier = match cmp {
-                    Cmp::Exact => HunkTier::Exact,
-                    Cmp::TrailingWs => HunkTier::TrailingWhitespace,
-                    Cmp::Indent => HunkTier::Indentation,
-                };
-                found = Some((p, tier, cmp));
+                found = Some((p, cmp.tier(false), cmp));
                 break;
             }
             let all = find_all(&file, &old, cmp, 8);
@@ -162,12 +195,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
                             window(&file, stated, old.len()),
                         ));
                     }
-                    let tier = match cmp {
-                        Cmp::Exact => HunkTier::Offset,
-                        Cmp::TrailingWs => HunkTier::TrailingWhitespace,
-                        Cmp::Indent => HunkTier::Indentation,
-                    };
-                    found = Some((p, tier, cmp));
+                    found = Some((p, cmp.tier(true), cmp));
                     break;
                 }
                 // Several places: defer; the order of the other hunks may leave only one. A
@@ -231,7 +259,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
         };
         let old_len = old.len() + usize::from(realigned.omitted.is_some())
             - usize::from(realigned.phantom.is_some());
-        let reindent = if cmp == Cmp::Indent {
+        let reindent = if cmp.ignores_indentation() {
             reindent_for(&file[pos..pos + old.len()], &old, h)
                 .ok_or_else(|| fail(HunkFailure::Reindent, window(&file, pos, old.len())))?
         } else {
@@ -273,14 +301,12 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
                 window(&file, d.stated, d.old.len()),
             ));
         }
-        let (tier, reindent) = match d.cmp {
-            Cmp::Exact => (HunkTier::Offset, Reindent::Keep),
-            Cmp::TrailingWs => (HunkTier::TrailingWhitespace, Reindent::Keep),
-            Cmp::Indent => (
-                HunkTier::Indentation,
-                reindent_for(&file[pos..pos + d.old.len()], &d.old, h)
-                    .ok_or_else(|| fail(HunkFailure::Reindent, window(&file, pos, d.old.len())))?,
-            ),
+        let tier = d.cmp.tier(true);
+        let reindent = if d.cmp.ignores_indentation() {
+            reindent_for(&file[pos..pos + d.old.len()], &d.old, h)
+                .ok_or_else(|| fail(HunkFailure::Reindent, window(&file, pos, d.old.len())))?
+        } else {
+            Reindent::Keep
         };
         any_drift |= pos != d.stated;
         placed.push(Placed {

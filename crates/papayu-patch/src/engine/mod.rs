@@ -58,11 +58,14 @@ pub enum HunkTier {
     /// Matched exactly but one line off: the hunk has one context line the file lacks, or omits
     /// one file line between its old lines; the only such alignment in the file.
     Realigned,
+    /// Matched ignoring indentation and reading typographic dashes, quotes and spaces as ASCII
+    /// (the replacement re-indented as for `Indentation`).
+    Punctuation,
 }
 
 impl HunkTier {
     /// A stable lowercase name (`exact`, `offset`, `trailing_whitespace`, `indentation`,
-    /// `realigned`).
+    /// `realigned`, `punctuation`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Exact => "exact",
@@ -70,6 +73,7 @@ impl HunkTier {
             Self::TrailingWhitespace => "trailing_whitespace",
             Self::Indentation => "indentation",
             Self::Realigned => "realigned",
+            Self::Punctuation => "punctuation",
         }
     }
 }

@@ -38,7 +38,7 @@ pub struct HunkPlacement {
     /// The `@@` header.
     pub header: String,
     /// How it found its place (serialised as `exact`, `offset`, `trailing_whitespace`,
-    /// `indentation` or `realigned`).
+    /// `indentation`, `realigned` or `punctuation`).
     pub tier: HunkTier,
     /// 1-based line where it applied.
     pub old_start: usize,

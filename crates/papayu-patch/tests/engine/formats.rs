@@ -1,7 +1,7 @@
 //! Conformance of the edit formats models are trained on: the Codex `apply_patch` envelope and
 //! SEARCH/REPLACE blocks, through `apply_patch_to_text` (detected) and `compute` (PATCH_FILE).
 
-use papayu_patch::engine::HunkTier::{Exact, Offset, TrailingWhitespace};
+use papayu_patch::engine::HunkTier::{Exact, Offset, Punctuation, TrailingWhitespace};
 use papayu_patch::engine::{
     CodexOp, EngineOptions, PatchFormat, apply_patch_to_text, apply_patch_to_text_as, compute,
     parse_codex,
@@ -230,4 +230,20 @@ fn patch_file_action_takes_any_single_file_format() {
         let out = compute(Some(before), &a, &EngineOptions::default()).unwrap();
         assert_eq!(out.new_bytes, b"one\nTWO\nthree\n", "{patch}");
     }
+}
+
+#[test]
+fn codex_unicode_punctuation_drift_in_context_is_read_as_ascii() {
+    // the file has typographic quotes and an en dash where the model typed ASCII
+    let text = "msg = \u{201C}don\u{2019}t panic\u{201D}\nrange = 1 \u{2013} 2\nend = True\n";
+    let patch = "*** Begin Patch\n*** Update File: t.py\n@@\n msg = \"don't panic\"\n-range = 1 - 2\n+range = 1 - 3\n end = True\n*** End Patch\n";
+    check(
+        text,
+        patch,
+        "msg = \u{201C}don\u{2019}t panic\u{201D}\nrange = 1 - 3\nend = True\n",
+        &[Punctuation],
+    );
+    // the same drift must still be unique
+    let twice = format!("{text}{text}");
+    check_err(&twice, patch, PatchApplyFailed, &["several places"]);
 }
