@@ -232,7 +232,7 @@ fn parse_search_replace(patch: &str) -> Result<ParsedPatch, EngineError> {
             continue;
         }
         let start = i;
-        let (mut body, mut flags) = (Vec::new(), Vec::new());
+        let (mut search, mut replace): (Vec<(&str, bool)>, Vec<(&str, bool)>) = (vec![], vec![]);
         let mut replacing = false;
         i += 1;
         loop {
@@ -253,17 +253,12 @@ fn parse_search_replace(patch: &str) -> Result<ParsedPatch, EngineError> {
                         format!("unexpected {l:?} inside a block"),
                     ));
                 }
-                _ if replacing => {
-                    body.push(HunkLine::Add(l.to_owned()));
-                    flags.push(cr[i]);
-                }
-                _ => {
-                    body.push(HunkLine::Remove(l.to_owned()));
-                    flags.push(cr[i]);
-                }
+                _ if replacing => replace.push((l, cr[i])),
+                _ => search.push((l, cr[i])),
             }
             i += 1;
         }
+        let (body, flags) = block_body(&search, &replace);
         blocks.push((start, body, flags));
         i += 1;
     }
@@ -293,6 +288,56 @@ fn parse_search_replace(patch: &str) -> Result<ParsedPatch, EngineError> {
         })
         .collect();
     Ok(finish(hunks))
+}
+
+/// A block's hunk body: lines the SEARCH and REPLACE texts share (their longest common
+/// subsequence) become context, so the file keeps its own bytes for lines the block does not
+/// change (a model's copy may differ in trailing whitespace or indentation); the rest are `-`
+/// and `+` lines, removals first within each change.
+fn block_body(search: &[(&str, bool)], replace: &[(&str, bool)]) -> (Vec<HunkLine>, Vec<bool>) {
+    let (n, m) = (search.len(), replace.len());
+    // Beyond this the table is too large to be worth it: every line is replaced as written.
+    let lcs = n.saturating_mul(m) <= 4_000_000;
+    let mut table = vec![0u32; if lcs { (n + 1) * (m + 1) } else { 0 }];
+    let at = |i: usize, j: usize| i * (m + 1) + j;
+    if lcs {
+        for i in (0..n).rev() {
+            for j in (0..m).rev() {
+                table[at(i, j)] = if search[i].0 == replace[j].0 {
+                    table[at(i + 1, j + 1)] + 1
+                } else {
+                    table[at(i + 1, j)].max(table[at(i, j + 1)])
+                };
+            }
+        }
+    }
+    let (mut body, mut flags) = (Vec::new(), Vec::new());
+    let (mut i, mut j) = (0usize, 0usize);
+    let mut adds: Vec<(&str, bool)> = Vec::new();
+    let flush = |adds: &mut Vec<(&str, bool)>, body: &mut Vec<HunkLine>, flags: &mut Vec<bool>| {
+        for (t, c) in adds.drain(..) {
+            body.push(HunkLine::Add(t.to_owned()));
+            flags.push(c);
+        }
+    };
+    while i < n || j < m {
+        if lcs && i < n && j < m && search[i].0 == replace[j].0 {
+            flush(&mut adds, &mut body, &mut flags);
+            body.push(HunkLine::Context(search[i].0.to_owned()));
+            flags.push(search[i].1);
+            i += 1;
+            j += 1;
+        } else if i < n && (j == m || !lcs || table[at(i + 1, j)] >= table[at(i, j + 1)]) {
+            body.push(HunkLine::Remove(search[i].0.to_owned()));
+            flags.push(search[i].1);
+            i += 1;
+        } else {
+            adds.push(replace[j]);
+            j += 1;
+        }
+    }
+    flush(&mut adds, &mut body, &mut flags);
+    (body, flags)
 }
 
 /// Parse a Codex `apply_patch` envelope into its file sections. Each `@@` (optionally followed

@@ -466,6 +466,10 @@ fn realign(file: &[&str], h: &Hunk) -> Realigned {
         })
         .collect();
     let mut found: Vec<(usize, Realign)> = Vec::new();
+    // A hunk without context has nothing to align by.
+    if !olds.iter().any(|o| o.2) {
+        return Realigned::None;
+    }
     let enough = |lines: &mut dyn Iterator<Item = &str>| {
         let v: Vec<&str> = lines.collect();
         v.len() >= 2 && v.iter().any(|t| significant(t))
@@ -497,9 +501,7 @@ fn realign(file: &[&str], h: &Hunk) -> Realigned {
             ));
         }
     }
-    // An omitted file line between old lines `g - 1` and `g`. Added lines between them leave
-    // its place among them open unless a `-` line ties them to one side: after lines that
-    // replace a removed line, before lines that precede a removed line.
+    // An omitted file line between old lines `g - 1` and `g`.
     let old_text: Vec<&str> = olds.iter().map(|o| o.1).collect();
     if enough(&mut old_text.iter().copied()) {
         for pos in 0..file.len() {
@@ -514,18 +516,14 @@ fn realign(file: &[&str], h: &Hunk) -> Realigned {
                     continue;
                 }
                 let (before, after) = (olds[g - 1], olds[g]);
-                let adds_between = after.0 - before.0 > 1;
-                let at = match (adds_between, before.2, after.2) {
-                    (false, _, _) => after.0,
-                    (true, false, true) => after.0,
-                    (true, true, false) => before.0 + 1,
-                    _ => {
-                        // Both outcomes are possible: report it as ambiguous.
-                        found.push((pos, Realign::default()));
-                        found.push((pos, Realign::default()));
-                        continue;
-                    }
-                };
+                // Beside a context line, and with no `+` line between (the file line's place
+                // among them would be a guess): else both outcomes are possible, ambiguous.
+                if after.0 - before.0 > 1 || !(before.2 || after.2) {
+                    found.push((pos, Realign::default()));
+                    found.push((pos, Realign::default()));
+                    continue;
+                }
+                let at = after.0;
                 found.push((
                     pos,
                     Realign {

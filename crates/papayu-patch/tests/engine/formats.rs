@@ -183,7 +183,8 @@ fn search_replace_trailing_whitespace_drift_and_crlf_file() {
     check(
         text,
         patch,
-        "first line\r\nsecond line\r\nthird line changed\r\n",
+        // the unchanged line keeps the file's bytes, trailing spaces included
+        "first line\r\nsecond line   \r\nthird line changed\r\n",
         &[TrailingWhitespace],
     );
 }
@@ -246,4 +247,17 @@ fn codex_unicode_punctuation_drift_in_context_is_read_as_ascii() {
     // the same drift must still be unique
     let twice = format!("{text}{text}");
     check_err(&twice, patch, PatchApplyFailed, &["several places"]);
+}
+
+#[test]
+fn search_replace_keeps_the_files_bytes_for_lines_it_does_not_change() {
+    // the model's copy of the unchanged lines lost their trailing whitespace
+    let text = "items:  \n  - one  \n  - two\n  - three\n";
+    let patch = "<<<<<<< SEARCH\nitems:\n  - one\n  - two\n  - three\n=======\nitems:\n  - one\n  - 2\n  - three\n>>>>>>> REPLACE\n";
+    check(
+        text,
+        patch,
+        "items:  \n  - one  \n  - 2\n  - three\n",
+        &[TrailingWhitespace],
+    );
 }

@@ -496,7 +496,7 @@ fn phantom_blank_context_line_is_realigned() {
 fn omitted_interior_context_line_is_realigned() {
     check(
         TEN,
-        "@@ -4,5 +4,5 @@\n four\n-five\n+FIVE\n seven\n eight\n",
+        "@@ -4,5 +4,5 @@\n four\n-five\n+FIVE\n six\n eight\n",
         &TEN.replace("five", "FIVE"),
         &[Realigned],
     );
@@ -534,5 +534,27 @@ fn realignment_far_from_a_conflicting_stated_place_is_rejected() {
         "@@ -2,3 +2,3 @@\n     setup();\n-    work();\n+    work(1);\n     finish();\n",
         PatchApplyFailed,
         &["hunk #1", "conflicting edit"],
+    );
+}
+
+#[test]
+fn zero_context_hunk_is_never_realigned() {
+    // `-` lines only: a file line between them is no evidence of anything
+    check_err(
+        "alpha one\nkept line\nbeta two\n",
+        "@@ -1,2 +1,1 @@\n-alpha one\n-beta two\n+gamma\n",
+        PatchApplyFailed,
+        &["not found"],
+    );
+}
+
+#[test]
+fn omitted_line_next_to_added_lines_is_rejected() {
+    // `-five +FIVE` then `seven`: was `six` before or after FIVE? Not knowable.
+    check_err(
+        TEN,
+        "@@ -4,4 +4,4 @@\n four\n-five\n+FIVE\n seven\n",
+        PatchApplyFailed,
+        &["several places"],
     );
 }
