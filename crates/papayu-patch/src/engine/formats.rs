@@ -232,7 +232,8 @@ fn parse_search_replace(patch: &str) -> Result<ParsedPatch, EngineError> {
             continue;
         }
         let start = i;
-        let (mut search, mut replace): (Vec<(&str, bool)>, Vec<(&str, bool)>) = (vec![], vec![]);
+        let mut search: Vec<(&str, bool)> = Vec::new();
+        let mut replace: Vec<(&str, bool)> = Vec::new();
         let mut replacing = false;
         i += 1;
         loop {
