@@ -158,8 +158,8 @@ fn addition(content: &str) -> ParsedPatch {
     }
 }
 
-/// Lines without their CR, and whether each had one.
-fn split_cr(patch: &str) -> (Vec<&str>, Vec<bool>) {
+/// Lines without their CR, and whether each had one (a final empty line dropped).
+pub(crate) fn split_cr(patch: &str) -> (Vec<&str>, Vec<bool>) {
     let mut cr = Vec::new();
     let mut lines: Vec<&str> = patch
         .split('\n')

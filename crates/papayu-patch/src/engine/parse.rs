@@ -100,18 +100,7 @@ pub fn parse_patch(patch: &str) -> Result<ParsedPatch, EngineError> {
         }
     }
     let crlf = body_cr > 0 && body_cr * 2 >= body;
-    let mut cr: Vec<bool> = Vec::new();
-    let mut lines: Vec<&str> = patch
-        .split('\n')
-        .map(|l| {
-            cr.push(l.ends_with('\r'));
-            l.strip_suffix('\r').unwrap_or(l)
-        })
-        .collect();
-    if lines.last() == Some(&"") {
-        lines.pop();
-        cr.pop();
-    }
+    let (lines, cr) = super::formats::split_cr(patch);
     let mut hunks: Vec<Hunk> = Vec::new();
     let mut file_headers = 0usize;
     let mut git_headers = 0usize;
