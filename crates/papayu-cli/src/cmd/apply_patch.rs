@@ -1,4 +1,5 @@
-//! `papayu apply-patch <file> <patch> [-o OUT]` and `--batch <manifest.jsonl>`.
+//! `papayu apply-patch <file> <patch> [-o OUT]`, `papayu apply-patch [--project DIR] <patch>`
+//! (a multi-file patch as one transaction) and `--batch <manifest.jsonl>`.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -10,14 +11,17 @@ use serde_json::json;
 use crate::exit::{Exit, UsageError, read_input};
 use crate::global::Global;
 
-/// Apply one unified diff to one file (outside any project transaction), reporting the tier per hunk.
+mod multi;
+
+/// Apply a patch: FILE PATCH patches one file (outside any transaction), reporting the tier per
+/// hunk; PATCH alone applies a multi-file patch (a Codex `*** Begin Patch` envelope or a unified
+/// diff with `---`/`+++` headers) to the project as one undoable transaction.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The file to patch.
+    /// The file to patch (with PATCH); alone, the multi-file patch to apply to the project.
     #[arg(required_unless_present = "batch")]
     pub file: Option<PathBuf>,
-    /// The unified diff.
-    #[arg(required_unless_present = "batch")]
+    /// The patch: a unified diff, a Codex envelope or SEARCH/REPLACE blocks.
     pub patch: Option<PathBuf>,
     /// Write the result here instead of over FILE.
     #[arg(short = 'o', long, value_name = "OUT")]
@@ -112,7 +116,10 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         });
     }
     let (Some(file), Some(patch)) = (&args.file, &args.patch) else {
-        return Err(UsageError("give FILE and PATCH, or --batch MANIFEST".into()).into());
+        return match (&args.file, &args.out) {
+            (Some(patch), None) => multi::run(patch, global),
+            _ => Err(UsageError("give FILE and PATCH, PATCH, or --batch MANIFEST".into()).into()),
+        };
     };
     let one = apply_one(file, patch, args.out.as_deref())?;
     if global.json {

@@ -104,6 +104,16 @@ pub enum EngineError {
         /// What was wrong.
         reason: String,
     },
+    /// A Codex envelope or SEARCH/REPLACE blocks are malformed.
+    #[error("{format} patch is malformed (line {line}): {reason}")]
+    PatchMalformed {
+        /// The format's stable name (`codex_envelope`, `search_replace`).
+        format: &'static str,
+        /// 1-based line of the patch where reading failed (0 for the whole patch).
+        line: usize,
+        /// What was wrong.
+        reason: String,
+    },
     /// One hunk could not be applied; nothing was applied.
     #[error("hunk #{} `{header}` failed: {reason}{}", index + 1, render_similar(nearest))]
     HunkFailed {
@@ -195,7 +205,9 @@ impl EngineError {
             Self::BaseMismatch { kind, .. } if kind == "EDIT_FILE" => ErrorCode::EditBaseMismatch,
             Self::BaseMismatch { .. } => ErrorCode::BaseMismatch,
             Self::NonUtf8 { .. } => ErrorCode::NonUtf8File,
-            Self::PatchNotUnified { .. } => ErrorCode::PatchNotUnified,
+            Self::PatchNotUnified { .. } | Self::PatchMalformed { .. } => {
+                ErrorCode::PatchNotUnified
+            }
             Self::HunkFailed { .. } => ErrorCode::PatchApplyFailed,
             Self::EditInvalid { .. } => ErrorCode::EditApplyFailed,
             Self::EditAnchorNotFound { .. } => ErrorCode::EditAnchorNotFound,

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use super::parse::{Hunk, HunkLine, ParsedPatch};
-use super::text::{Doc, Line, key};
+use super::text::{Doc, Eol, Line, key};
 use super::{EngineError, HunkFailure, HunkReport, HunkTier, SimilarLine};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -11,17 +11,55 @@ enum Cmp {
     Exact,
     TrailingWs,
     Indent,
+    /// Indentation ignored and typographic punctuation read as ASCII.
+    Punct,
 }
 
 impl Cmp {
-    fn norm(self, s: &str) -> &str {
+    fn norm(self, s: &str) -> Cow<'_, str> {
         let s = key(s);
         match self {
-            Self::Exact => s,
-            Self::TrailingWs => s.trim_end(),
-            Self::Indent => s.trim(),
+            Self::Exact => Cow::Borrowed(s),
+            Self::TrailingWs => Cow::Borrowed(s.trim_end()),
+            Self::Indent => Cow::Borrowed(s.trim()),
+            Self::Punct => ascii_punctuation(s.trim()),
         }
     }
+
+    /// The tier a match under this comparison reports (`moved`: not at the stated line).
+    fn tier(self, moved: bool) -> HunkTier {
+        match self {
+            Self::Exact if moved => HunkTier::Offset,
+            Self::Exact => HunkTier::Exact,
+            Self::TrailingWs => HunkTier::TrailingWhitespace,
+            Self::Indent => HunkTier::Indentation,
+            Self::Punct => HunkTier::Punctuation,
+        }
+    }
+
+    fn ignores_indentation(self) -> bool {
+        matches!(self, Self::Indent | Self::Punct)
+    }
+}
+
+/// Typographic dashes, quotes and spaces as their ASCII forms (what a model types for what an
+/// editor or a word processor wrote); borrowed when there are none.
+fn ascii_punctuation(s: &str) -> Cow<'_, str> {
+    fn ascii(c: char) -> Option<char> {
+        match c {
+            '\u{2010}'..='\u{2015}' | '\u{2212}' => Some('-'),
+            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' => Some('\''),
+            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' => Some('"'),
+            '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => {
+                Some(' ')
+            }
+            _ => None,
+        }
+    }
+    if !s.chars().any(|c| ascii(c).is_some()) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(s.chars().map(|c| ascii(c).unwrap_or(c)).collect())
 }
 
 /// How `+` lines are re-indented after an indentation-tolerant match.
@@ -47,6 +85,16 @@ struct Placed {
     old_len: usize,
     tier: HunkTier,
     reindent: Reindent,
+    realign: Realign,
+}
+
+/// How a hunk's body is read against the file when it is one line off (see [`realign`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Realign {
+    /// Index in `Hunk::lines` of a context line the file does not have.
+    phantom: Option<usize>,
+    /// Index in `Hunk::lines` before which one file line the hunk omits is kept.
+    omitted: Option<usize>,
 }
 
 fn leading_ws(s: &str) -> &str {
@@ -100,14 +148,18 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             continue;
         }
         let zero_context = !h.lines.iter().any(|l| matches!(l, HunkLine::Context(_)));
-        let stated = h.old_start.saturating_sub(1);
-        let adjusted = if out_of_order {
+        let stated = if h.at_eof {
+            n.saturating_sub(old.len())
+        } else {
+            h.old_start.saturating_sub(1)
+        };
+        let adjusted = if out_of_order || h.at_eof {
             stated
         } else {
             shift(stated, drift)
         };
         let mut found = None;
-        for cmp in [Cmp::Exact, Cmp::TrailingWs, Cmp::Indent] {
+        for cmp in [Cmp::Exact, Cmp::TrailingWs, Cmp::Indent, Cmp::Punct] {
             let at_stated = [adjusted, stated]
                 .into_iter()
                 .find(|&p| matches_at(&file, &old, p, cmp));
@@ -127,12 +179,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
                         ));
                     }
                 }
-                let tier = match cmp {
-                    Cmp::Exact => HunkTier::Exact,
-                    Cmp::TrailingWs => HunkTier::TrailingWhitespace,
-                    Cmp::Indent => HunkTier::Indentation,
-                };
-                found = Some((p, tier, cmp));
+                found = Some((p, cmp.tier(false), cmp));
                 break;
             }
             let all = find_all(&file, &old, cmp, 8);
@@ -148,12 +195,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
                             window(&file, stated, old.len()),
                         ));
                     }
-                    let tier = match cmp {
-                        Cmp::Exact => HunkTier::Offset,
-                        Cmp::TrailingWs => HunkTier::TrailingWhitespace,
-                        Cmp::Indent => HunkTier::Indentation,
-                    };
-                    found = Some((p, tier, cmp));
+                    found = Some((p, cmp.tier(true), cmp));
                     break;
                 }
                 // Several places: defer; the order of the other hunks may leave only one. A
@@ -185,10 +227,39 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
         if deferred.last().is_some_and(|d| d.index == index) {
             continue;
         }
-        let Some((pos, tier, cmp)) = found else {
-            return Err(fail(HunkFailure::NoMatch, nearest(&file, &old)));
+        let (pos, tier, cmp, realigned) = match found {
+            Some((pos, tier, cmp)) => (pos, tier, cmp, Realign::default()),
+            None => match realign(&file, h) {
+                Realigned::One(pos, r) => {
+                    let far = |q: usize| pos.abs_diff(q) > 2;
+                    if far(adjusted)
+                        && far(stated)
+                        && (conflicts_at(&file, &old, adjusted)
+                            || conflicts_at(&file, &old, stated))
+                    {
+                        return Err(fail(
+                            HunkFailure::Conflict,
+                            window(&file, stated, old.len()),
+                        ));
+                    }
+                    (pos, HunkTier::Realigned, Cmp::Exact, r)
+                }
+                Realigned::Many(all) => {
+                    return Err(fail(
+                        HunkFailure::Ambiguous {
+                            candidates: plus1(&all),
+                        },
+                        Vec::new(),
+                    ));
+                }
+                Realigned::None => {
+                    return Err(fail(HunkFailure::NoMatch, nearest(&file, &old)));
+                }
+            },
         };
-        let reindent = if cmp == Cmp::Indent {
+        let old_len = old.len() + usize::from(realigned.omitted.is_some())
+            - usize::from(realigned.phantom.is_some());
+        let reindent = if cmp.ignores_indentation() {
             reindent_for(&file[pos..pos + old.len()], &old, h)
                 .ok_or_else(|| fail(HunkFailure::Reindent, window(&file, pos, old.len())))?
         } else {
@@ -205,9 +276,10 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
         placed.push(Placed {
             index,
             pos,
-            old_len: old.len(),
+            old_len,
             tier,
             reindent,
+            realign: realigned,
         });
     }
 
@@ -229,14 +301,12 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
                 window(&file, d.stated, d.old.len()),
             ));
         }
-        let (tier, reindent) = match d.cmp {
-            Cmp::Exact => (HunkTier::Offset, Reindent::Keep),
-            Cmp::TrailingWs => (HunkTier::TrailingWhitespace, Reindent::Keep),
-            Cmp::Indent => (
-                HunkTier::Indentation,
-                reindent_for(&file[pos..pos + d.old.len()], &d.old, h)
-                    .ok_or_else(|| fail(HunkFailure::Reindent, window(&file, pos, d.old.len())))?,
-            ),
+        let tier = d.cmp.tier(true);
+        let reindent = if d.cmp.ignores_indentation() {
+            reindent_for(&file[pos..pos + d.old.len()], &d.old, h)
+                .ok_or_else(|| fail(HunkFailure::Reindent, window(&file, pos, d.old.len())))?
+        } else {
+            Reindent::Keep
         };
         any_drift |= pos != d.stated;
         placed.push(Placed {
@@ -245,6 +315,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             old_len: d.old.len(),
             tier,
             reindent,
+            realign: Realign::default(),
         });
     }
 
@@ -266,6 +337,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             old_len: 0,
             tier: HunkTier::Exact,
             reindent: Reindent::Keep,
+            realign: Realign::default(),
         });
     }
 
@@ -291,15 +363,30 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
     for p in &placed {
         out.extend(doc.lines[cursor..p.pos].iter().cloned());
         let h = &patch.hunks[p.index];
+        let own_eol = patch_eol_intended(doc, p, h);
         let mut old_i = 0usize;
-        for l in &h.lines {
+        for (li, l) in h.lines.iter().enumerate() {
+            if p.realign.omitted == Some(li) {
+                out.push(doc.lines[p.pos + old_i].clone());
+                old_i += 1;
+            }
+            if p.realign.phantom == Some(li) {
+                continue;
+            }
             match l {
                 HunkLine::Context(_) => {
                     out.push(doc.lines[p.pos + old_i].clone());
                     old_i += 1;
                 }
                 HunkLine::Remove(_) => old_i += 1,
-                HunkLine::Add(t) => out.push(Line::new(reindent_line(t, &p.reindent))),
+                HunkLine::Add(t) => {
+                    let mut line = Line::new(reindent_line(t, &p.reindent));
+                    if own_eol {
+                        let crlf = h.crlf.get(li).copied().unwrap_or(false);
+                        line.eol = Some(if crlf { Eol::CrLf } else { Eol::Lf });
+                    }
+                    out.push(line);
+                }
             }
         }
         cursor = p.pos + p.old_len;
@@ -324,6 +411,137 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
         reports,
         final_newline,
     })
+}
+
+/// Whether the hunk's added lines keep the patch's own line endings: when every old-side line
+/// of the patch ends exactly like the file line it matched, the patch was made from this file's
+/// bytes and its endings are the intent (a commit converting CRLF to LF); otherwise (an LF patch
+/// on a CRLF file) the file's endings win.
+fn patch_eol_intended(doc: &Doc<'_>, p: &Placed, h: &Hunk) -> bool {
+    let mut old_i = 0usize;
+    let mut compared = false;
+    for (li, l) in h.lines.iter().enumerate() {
+        if p.realign.omitted == Some(li) {
+            old_i += 1;
+        }
+        if p.realign.phantom == Some(li) || matches!(l, HunkLine::Add(_)) {
+            continue;
+        }
+        let crlf = h.crlf.get(li).copied().unwrap_or(false);
+        match doc.lines.get(p.pos + old_i).and_then(|f| f.eol) {
+            Some(Eol::CrLf) if !crlf => return false,
+            Some(Eol::Lf) if crlf => return false,
+            Some(Eol::CrLf | Eol::Lf) => compared = true,
+            // The file's unterminated last line has no ending to compare.
+            _ => {}
+        }
+        old_i += 1;
+    }
+    compared
+}
+
+/// The result of [`realign`].
+enum Realigned {
+    None,
+    One(usize, Realign),
+    /// 0-based starts of several distinct alignments.
+    Many(Vec<usize>),
+}
+
+/// Place a hunk that is one line off the file, the two commonest shapes of hand- or model-written
+/// hunks: a context line the file does not have (a phantom blank line, a line copied from
+/// elsewhere), or one file line between two of the hunk's old lines left out. Every other old
+/// line, every `-` line included, must match exactly, and the whole file must admit exactly one
+/// such alignment with one outcome; anything else is not evidence and is rejected.
+fn realign(file: &[&str], h: &Hunk) -> Realigned {
+    // (index in `h.lines`, text, is context)
+    let olds: Vec<(usize, &str, bool)> = h
+        .lines
+        .iter()
+        .enumerate()
+        .filter_map(|(li, l)| match l {
+            HunkLine::Context(t) => Some((li, t.as_str(), true)),
+            HunkLine::Remove(t) => Some((li, t.as_str(), false)),
+            HunkLine::Add(_) => None,
+        })
+        .collect();
+    let mut found: Vec<(usize, Realign)> = Vec::new();
+    // A hunk without context has nothing to align by.
+    if !olds.iter().any(|o| o.2) {
+        return Realigned::None;
+    }
+    let enough = |lines: &mut dyn Iterator<Item = &str>| {
+        let v: Vec<&str> = lines.collect();
+        v.len() >= 2 && v.iter().any(|t| significant(t))
+    };
+    // A phantom interior context line: drop it; a run of identical context lines is one choice.
+    // An edge line is never phantom: a changed first or last context line is a conflicting
+    // edit, and dropping it would only shrink the evidence.
+    for (k, &(li, text, is_context)) in olds.iter().enumerate() {
+        let interior = k > 0 && k + 1 < olds.len();
+        if !is_context || !interior || olds[k - 1] == (li - 1, text, true) {
+            continue;
+        }
+        let rest: Vec<&str> = olds
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != k)
+            .map(|(_, o)| o.1)
+            .collect();
+        if !enough(&mut rest.iter().copied()) {
+            continue;
+        }
+        for pos in find_all(file, &rest, Cmp::Exact, AMBIGUITY_LIMIT) {
+            found.push((
+                pos,
+                Realign {
+                    phantom: Some(li),
+                    omitted: None,
+                },
+            ));
+        }
+    }
+    // An omitted file line between old lines `g - 1` and `g`.
+    let old_text: Vec<&str> = olds.iter().map(|o| o.1).collect();
+    if enough(&mut old_text.iter().copied()) {
+        for pos in 0..file.len() {
+            let prefix = old_text
+                .iter()
+                .zip(&file[pos..])
+                .take_while(|(o, f)| key(o) == key(f))
+                .count();
+            for g in 1..old_text.len().min(prefix + 1) {
+                let tail = pos + g + 1;
+                if !matches_at(file, &old_text[g..], tail, Cmp::Exact) {
+                    continue;
+                }
+                let (before, after) = (olds[g - 1], olds[g]);
+                // Beside a context line, and with no `+` line between (the file line's place
+                // among them would be a guess): else both outcomes are possible, ambiguous.
+                if after.0 - before.0 > 1 || !(before.2 || after.2) {
+                    found.push((pos, Realign::default()));
+                    found.push((pos, Realign::default()));
+                    continue;
+                }
+                let at = after.0;
+                found.push((
+                    pos,
+                    Realign {
+                        phantom: None,
+                        omitted: Some(at),
+                    },
+                ));
+            }
+            if found.len() > AMBIGUITY_LIMIT {
+                break;
+            }
+        }
+    }
+    match found.as_slice() {
+        [] => Realigned::None,
+        [(pos, r)] => Realigned::One(*pos, *r),
+        _ => Realigned::Many(found.iter().map(|f| f.0).collect()),
+    }
 }
 
 /// At most this many candidate places are considered for a deferred hunk.
@@ -454,6 +672,10 @@ fn conflicts_at(file: &[&str], old: &[&str], p: usize) -> bool {
     total >= 2 && hit * 2 >= total
 }
 
+/// How to re-indent the `+` lines after an indentation-tolerant match, or `None` (reject) when
+/// the matched lines give no trustworthy answer. A delta is evidence only when several matched
+/// lines agree on it: one drifted context line says nothing about the block (a patch whose
+/// context line gained a space must not strip a space from every added line).
 fn reindent_for(region: &[&str], old: &[&str], h: &Hunk) -> Option<Reindent> {
     let pairs: Vec<(&str, &str)> = region
         .iter()
@@ -472,7 +694,7 @@ fn reindent_for(region: &[&str], old: &[&str], h: &Hunk) -> Option<Reindent> {
     if pairs.iter().all(|(p, f)| p == f) {
         return Some(Reindent::Keep);
     }
-    if let Some((p0, f0)) = pairs.first() {
+    if let [(p0, f0), _, ..] = pairs.as_slice() {
         if let Some(x) = f0.strip_suffix(p0)
             && pairs.iter().all(|(p, f)| f.strip_suffix(p) == Some(x))
         {
@@ -485,19 +707,28 @@ fn reindent_for(region: &[&str], old: &[&str], h: &Hunk) -> Option<Reindent> {
             return Some(Reindent::Remove(x.to_owned()));
         }
     }
-    let mut table: Vec<(String, String)> = Vec::new();
+    // No single delta: map each `+` line's indentation through the matched lines. When every
+    // matched line differs the whole block was re-indented (e.g. spaces to tabs) and every `+`
+    // line needs an established mapping; otherwise the differing lines may be drift, so only
+    // mappings confirmed by two matched lines are used and other `+` lines stay as written.
+    let block = pairs.len() >= 2 && pairs.iter().all(|(p, f)| p != f);
+    let mut table: Vec<(String, String, usize)> = Vec::new();
     for (p, f) in &pairs {
-        match table.iter().find(|(tp, _)| tp == p) {
-            Some((_, tf)) if tf != f => return None,
-            Some(_) => {}
-            None => table.push(((*p).to_owned(), (*f).to_owned())),
+        match table.iter_mut().find(|(tp, _, _)| tp == p) {
+            Some((_, tf, _)) if tf != f => return None,
+            Some((_, _, seen)) => *seen += 1,
+            None => table.push(((*p).to_owned(), (*f).to_owned(), 1)),
         }
     }
-    if adds
-        .iter()
-        .all(|a| table.iter().any(|(p, _)| p == leading_ws(a)))
-    {
-        Some(Reindent::Table(table))
+    let trusted = |a: &&str| match table.iter().find(|(p, _, _)| p == leading_ws(a)) {
+        Some((p, f, seen)) => block || p == f || *seen >= 2,
+        // An indentation no matched line shares: kept as written, unless the block moved.
+        None => !block,
+    };
+    if adds.iter().all(trusted) {
+        Some(Reindent::Table(
+            table.into_iter().map(|(p, f, _)| (p, f)).collect(),
+        ))
     } else {
         None
     }

@@ -2,7 +2,8 @@
 //!
 //! * [`compute`] / [`compute_with_base`] — CREATE_FILE / UPDATE_FILE / PATCH_FILE / EDIT_FILE /
 //!   REPLACE_RANGE, including the `base_sha256` check. Nothing here touches the disk.
-//! * [`apply_patch_to_text`] — one unified diff onto one text, reporting the tier each hunk used.
+//! * [`apply_patch_to_text`] — one single-file patch (unified diff, Codex `apply_patch` envelope
+//!   or SEARCH/REPLACE blocks, see [`PatchFormat`]) onto one text, reporting each hunk's tier.
 //!
 //! Guarantees: never panics on any input; keeps each file's line endings (per line, new lines
 //! take the file's dominant EOL), BOM and final-newline state; a hunk is placed at its stated
@@ -21,6 +22,7 @@
 
 mod edit;
 mod error;
+mod formats;
 mod hunk;
 mod parse;
 mod text;
@@ -30,6 +32,7 @@ use std::borrow::Cow;
 use papayu_protocol::{Action, ActionKind, sha256_hex};
 
 pub use error::{EngineError, HunkFailure, SimilarLine};
+pub use formats::{CodexFile, CodexOp, PatchFormat, parse_codex};
 pub use parse::{Hunk, HunkLine, ParsedPatch, parse_patch};
 
 /// Engine configuration (a value, never read from the environment by this crate).
@@ -52,16 +55,25 @@ pub enum HunkTier {
     TrailingWhitespace,
     /// Matched ignoring indentation; the replacement was re-indented by the detected delta.
     Indentation,
+    /// Matched exactly but one line off: the hunk has one context line the file lacks, or omits
+    /// one file line between its old lines; the only such alignment in the file.
+    Realigned,
+    /// Matched ignoring indentation and reading typographic dashes, quotes and spaces as ASCII
+    /// (the replacement re-indented as for `Indentation`).
+    Punctuation,
 }
 
 impl HunkTier {
-    /// A stable lowercase name (`exact`, `offset`, `trailing_whitespace`, `indentation`).
+    /// A stable lowercase name (`exact`, `offset`, `trailing_whitespace`, `indentation`,
+    /// `realigned`, `punctuation`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Exact => "exact",
             Self::Offset => "offset",
             Self::TrailingWhitespace => "trailing_whitespace",
             Self::Indentation => "indentation",
+            Self::Realigned => "realigned",
+            Self::Punctuation => "punctuation",
         }
     }
 }
@@ -180,7 +192,7 @@ pub(crate) fn compute_borrowing<'a>(
                         .patch
                         .as_deref()
                         .ok_or_else(|| missing(kind, "patch"))?;
-                    let parsed = parse_patch(patch)?;
+                    let parsed = formats::parse_as(patch, PatchFormat::detect(patch))?;
                     doc.adopt_eol_if_none(parsed.crlf);
                     let p = hunk::apply(&doc, &parsed)?;
                     let new_bytes = doc.render_with_final(&p.lines, p.final_newline, opts);
@@ -214,12 +226,23 @@ pub(crate) fn compute_borrowing<'a>(
     }
 }
 
-/// Apply one unified diff to a text and report the tier each hunk used.
+/// Apply one single-file patch to a text and report the tier each hunk used.
 ///
-/// The text's line endings and final-newline state are kept exactly as in [`compute`].
+/// The format is detected ([`PatchFormat::detect`]): a unified diff, a Codex `apply_patch`
+/// envelope with one file section, or SEARCH/REPLACE blocks. The text's line endings and
+/// final-newline state are kept exactly as in [`compute`].
 pub fn apply_patch_to_text(text: &str, patch: &str) -> Result<PatchedText, EngineError> {
+    apply_patch_to_text_as(text, patch, PatchFormat::detect(patch))
+}
+
+/// [`apply_patch_to_text`] with the patch's format named instead of detected.
+pub fn apply_patch_to_text_as(
+    text: &str,
+    patch: &str,
+    format: PatchFormat,
+) -> Result<PatchedText, EngineError> {
     let mut doc = text::Doc::parse(text.as_bytes())?;
-    let parsed = parse_patch(patch)?;
+    let parsed = formats::parse_as(patch, format)?;
     doc.adopt_eol_if_none(parsed.crlf);
     let p = hunk::apply(&doc, &parsed)?;
     let bytes = doc.render_with_final(&p.lines, p.final_newline, &EngineOptions::default());

@@ -32,6 +32,12 @@ pub struct Hunk {
     pub old_no_newline: bool,
     /// `\ No newline at end of file` follows the last new-side line.
     pub new_no_newline: bool,
+    /// Per body line (parallel to `lines`): whether it ended with CRLF in the patch. A commit
+    /// that changes a file's line endings is only visible here.
+    pub crlf: Vec<bool>,
+    /// The old lines end at the file's last line whatever `old_start` says (a Codex chunk
+    /// followed by `*** End of File`).
+    pub at_eof: bool,
 }
 
 impl Hunk {
@@ -94,13 +100,7 @@ pub fn parse_patch(patch: &str) -> Result<ParsedPatch, EngineError> {
         }
     }
     let crlf = body_cr > 0 && body_cr * 2 >= body;
-    let mut lines: Vec<&str> = patch
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect();
-    if lines.last() == Some(&"") {
-        lines.pop();
-    }
+    let (lines, cr) = super::formats::split_cr(patch);
     let mut hunks: Vec<Hunk> = Vec::new();
     let mut file_headers = 0usize;
     let mut git_headers = 0usize;
@@ -108,7 +108,7 @@ pub fn parse_patch(patch: &str) -> Result<ParsedPatch, EngineError> {
     while i < lines.len() {
         let l = lines[i];
         if l.starts_with("@@") {
-            let (hunk, next, stop) = parse_hunk(&lines, i)?;
+            let (hunk, next, stop) = parse_hunk(&lines, &cr, i)?;
             hunks.push(hunk);
             i = next;
             if stop {
@@ -198,7 +198,7 @@ fn is_body_like(l: &str) -> bool {
 
 /// Parse the hunk whose header is `lines[at]`; returns it, the index of the next unread line,
 /// and whether the patch ends here (a `-- ` mail signature).
-fn parse_hunk(lines: &[&str], at: usize) -> Result<(Hunk, usize, bool), EngineError> {
+fn parse_hunk(lines: &[&str], cr: &[bool], at: usize) -> Result<(Hunk, usize, bool), EngineError> {
     let header = lines[at];
     let (old_start, old_count, new_start, new_count) = parse_header(header, at + 1)?;
     let mut hunk = Hunk {
@@ -210,6 +210,8 @@ fn parse_hunk(lines: &[&str], at: usize) -> Result<(Hunk, usize, bool), EngineEr
         lines: Vec::new(),
         old_no_newline: false,
         new_no_newline: false,
+        crlf: Vec::new(),
+        at_eof: false,
     };
     let (mut old_seen, mut new_seen) = (0usize, 0usize);
     let mut i = at + 1;
@@ -230,6 +232,7 @@ fn parse_hunk(lines: &[&str], at: usize) -> Result<(Hunk, usize, bool), EngineEr
             match next {
                 Some(n) if (need_more || !n.starts_with("--- ")) && is_body_like(n) => {
                     hunk.lines.push(HunkLine::Context(String::new()));
+                    hunk.crlf.push(cr[i]);
                     old_seen += 1;
                     new_seen += 1;
                     i += 1;
@@ -252,15 +255,18 @@ fn parse_hunk(lines: &[&str], at: usize) -> Result<(Hunk, usize, bool), EngineEr
         match tag {
             ' ' => {
                 hunk.lines.push(HunkLine::Context(text.to_owned()));
+                hunk.crlf.push(cr[i]);
                 old_seen += 1;
                 new_seen += 1;
             }
             '-' => {
                 hunk.lines.push(HunkLine::Remove(text.to_owned()));
+                hunk.crlf.push(cr[i]);
                 old_seen += 1;
             }
             '+' => {
                 hunk.lines.push(HunkLine::Add(text.to_owned()));
+                hunk.crlf.push(cr[i]);
                 new_seen += 1;
             }
             '\\' => match hunk.lines.last() {

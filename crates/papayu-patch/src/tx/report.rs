@@ -38,8 +38,8 @@ pub struct HunkPlacement {
     pub index: usize,
     /// The `@@` header.
     pub header: String,
-    /// How it found its place (serialised as `exact`, `offset`, `trailing_whitespace` or
-    /// `indentation`).
+    /// How it found its place (serialised as `exact`, `offset`, `trailing_whitespace`,
+    /// `indentation`, `realigned` or `punctuation`).
     pub tier: HunkTier,
     /// 1-based line where it applied.
     pub old_start: usize,

@@ -2,6 +2,7 @@
 
 mod compute;
 mod fixtures;
+mod formats;
 mod props;
 mod text;
 

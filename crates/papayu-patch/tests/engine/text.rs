@@ -1,6 +1,6 @@
 //! `apply_patch_to_text`: tiers, ambiguity, EOL/BOM/final-newline fidelity, parse strictness.
 
-use papayu_patch::engine::HunkTier::{Exact, Indentation, Offset, TrailingWhitespace};
+use papayu_patch::engine::HunkTier::{Exact, Indentation, Offset, Realigned, TrailingWhitespace};
 use papayu_protocol::ErrorCode::{PatchApplyFailed, PatchNotUnified};
 
 use super::{check, check_err};
@@ -411,4 +411,150 @@ fn parse_rejections() {
 fn r_huge_header_line_numbers_do_not_overflow() {
     let patch = "@@ -9223372036854775809 +1 @@\n-a\n+A\n@@ -18446744073709551615 +3 @@\n-c\n+C\n";
     check("a\nb\nc\n", patch, "A\nb\nC\n", &[Offset, Offset]);
+}
+
+#[test]
+fn single_drifted_context_line_is_no_evidence_for_a_reindent() {
+    // The only non-blank matched line gained a space in the patch; the `+` line has an
+    // indentation no matched line confirms, so it is kept as written.
+    let text = "/**\n * Registry.\n\n */\nexport {};\n";
+    check(
+        text,
+        "@@ -3,2 +3,3 @@\n \n+ * Names are unique.\n   */\n",
+        "/**\n * Registry.\n\n * Names are unique.\n */\nexport {};\n",
+        &[Indentation],
+    );
+}
+
+#[test]
+fn single_drifted_line_whose_indent_the_added_line_shares_is_rejected() {
+    // One matched line says the patch is 4 spaces off; one line is no evidence to move the
+    // replacement, and keeping it as written would mix indentations: reject.
+    check_err(
+        "fn f() {\n        return 1;\n}\n",
+        "@@ -2,1 +2,1 @@\n-    return 1;\n+    return 2;\n",
+        PatchApplyFailed,
+        &["indentation"],
+    );
+}
+
+#[test]
+fn drift_on_several_context_lines_keeps_added_lines_as_written() {
+    let text = "def f(x):\n    if x:\n        y = 1\n        z = 2\n    return x\n";
+    // two context lines drifted differently, the others unchanged
+    let patch = "@@ -1,5 +1,6 @@\n  def f(x):\n      if x:\n         y = 1\n+        w = 3\n         z = 2\n     return x\n";
+    check(
+        text,
+        patch,
+        "def f(x):\n    if x:\n        y = 1\n        w = 3\n        z = 2\n    return x\n",
+        &[Indentation],
+    );
+}
+
+#[test]
+fn crlf_to_lf_commit_writes_lf_on_added_lines() {
+    check(
+        "a\r\nb\r\n",
+        "@@ -1,2 +1,2 @@\n-a\r\n-b\r\n+a\n+b\n",
+        "a\nb\n",
+        &[Exact],
+    );
+}
+
+#[test]
+fn lf_to_crlf_commit_writes_crlf_on_added_lines() {
+    check(
+        "a\nb\n",
+        "@@ -1,2 +1,2 @@\n-a\n-b\n+a\r\n+b\r\n",
+        "a\r\nb\r\n",
+        &[Exact],
+    );
+}
+
+#[test]
+fn eof_hunk_without_marker_keeps_missing_final_newline() {
+    check(
+        "a\nb\nc",
+        "@@ -2,2 +2,3 @@\n b\n-c\n+C\n+d\n",
+        "a\nb\nC\nd",
+        &[Exact],
+    );
+    check("a\nb\nc", "@@ -3,1 +3,1 @@\n-c\n+C\n", "a\nb\nC", &[Exact]);
+}
+
+#[test]
+fn phantom_blank_context_line_is_realigned() {
+    check(
+        TEN,
+        "@@ -4,4 +4,4 @@\n four\n-five\n+FIVE\n \n six\n",
+        &TEN.replace("five", "FIVE"),
+        &[Realigned],
+    );
+}
+
+#[test]
+fn omitted_interior_context_line_is_realigned() {
+    check(
+        TEN,
+        "@@ -4,5 +4,5 @@\n four\n-five\n+FIVE\n six\n eight\n",
+        &TEN.replace("five", "FIVE"),
+        &[Realigned],
+    );
+}
+
+#[test]
+fn realignment_never_drops_a_removed_line() {
+    // `-ten` is not in the file: dropping it would be a guess, only context lines may be phantom
+    check_err(
+        TEN,
+        "@@ -4,4 +4,4 @@\n four\n-eleven\n+FIVE\n five\n six\n",
+        PatchApplyFailed,
+        &["not found"],
+    );
+}
+
+#[test]
+fn realignment_with_two_outcomes_is_rejected() {
+    // `c` omitted between two context lines with an insertion between: before or after it?
+    check_err(
+        "alpha\nbeta\ngamma\ndelta\n",
+        "@@ -1,3 +1,4 @@\n alpha\n beta\n+inserted\n delta\n",
+        PatchApplyFailed,
+        &["several places"],
+    );
+}
+
+#[test]
+fn realignment_far_from_a_conflicting_stated_place_is_rejected() {
+    // The stated place was edited (`work()` changed); a one-off copy further down must not be
+    // used instead.
+    let text = "fn one() {\n    setup();\n    work(9);\n    finish();\n}\n\n// unrelated\n// lines\n\nfn two() {\n    setup();\n    log();\n    work();\n    finish();\n}\n";
+    check_err(
+        text,
+        "@@ -2,3 +2,3 @@\n     setup();\n-    work();\n+    work(1);\n     finish();\n",
+        PatchApplyFailed,
+        &["hunk #1", "conflicting edit"],
+    );
+}
+
+#[test]
+fn zero_context_hunk_is_never_realigned() {
+    // `-` lines only: a file line between them is no evidence of anything
+    check_err(
+        "alpha one\nkept line\nbeta two\n",
+        "@@ -1,2 +1,1 @@\n-alpha one\n-beta two\n+gamma\n",
+        PatchApplyFailed,
+        &["not found"],
+    );
+}
+
+#[test]
+fn omitted_line_next_to_added_lines_is_rejected() {
+    // `-five +FIVE` then `seven`: was `six` before or after FIVE? Not knowable.
+    check_err(
+        TEN,
+        "@@ -4,4 +4,4 @@\n four\n-five\n+FIVE\n seven\n",
+        PatchApplyFailed,
+        &["several places"],
+    );
 }
