@@ -9,6 +9,8 @@ use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValu
 use serde::Serialize;
 use serde_json::Value;
 
+use papayu_protocol::answer_tokens;
+
 use crate::capability::{CapabilityCache, CapabilityKey, ResponseFormat, mentions_format_refusal};
 use crate::config::{ANTHROPIC_VERSION, ProviderConfig, ProviderKind};
 use crate::dialect::{self, Answer, BodyParams, LineSplitter, StreamState};
@@ -77,6 +79,10 @@ enum Failure {
     },
     Network(String),
     Timeout,
+    /// No new token for the silence limit after `received` characters.
+    Stalled {
+        received: usize,
+    },
     Bad(String),
     /// The answer passed the size cap (in bytes); reading stopped there.
     TooLarge(usize),
@@ -147,12 +153,19 @@ impl HttpProvider {
                 protocol: request.protocol,
                 max_tokens,
                 stream: request.stream,
+                shape: request.answer_shape.as_deref(),
             },
         )
     }
 
+    /// The answer limit: the caller's or the configured one, lowered to what an answer of the
+    /// request's shape can need when the caller narrowed it (a server keeps decoding up to this
+    /// limit when a small model loops).
     fn max_tokens(&self, request: &ChatRequest) -> u32 {
-        let wanted = request.max_tokens.unwrap_or(self.config.max_tokens);
+        let mut wanted = request.max_tokens.unwrap_or(self.config.max_tokens);
+        if let Some(shape) = &request.answer_shape {
+            wanted = wanted.min(answer_tokens(shape, request.input_chars()));
+        }
         let capped = ProviderConfig {
             max_tokens: wanted,
             ..self.config.clone()
@@ -225,6 +238,7 @@ impl HttpProvider {
                     protocol: request.protocol,
                     max_tokens,
                     stream: request.stream,
+                    shape: request.answer_shape.as_deref(),
                 },
             );
             let bytes = serde_json::to_vec(&body)
@@ -356,6 +370,20 @@ impl HttpProvider {
                         after: self.config.timeout,
                     });
                 }
+                Failure::Stalled { received } => {
+                    tracing::warn!(
+                        event = "LLM_REQUEST_STALLED",
+                        provider = self.config.kind.as_str(),
+                        model = %self.config.model,
+                        silence_s = self.config.silence_timeout.as_secs_f64(),
+                        received,
+                    );
+                    return Err(LlmError::Stalled {
+                        url: self.endpoint.clone(),
+                        silent_for: self.config.silence_timeout,
+                        received,
+                    });
+                }
                 Failure::Bad(message) => {
                     return Err(LlmError::BadResponse {
                         url: self.endpoint.clone(),
@@ -393,6 +421,9 @@ impl HttpProvider {
         }
     }
 
+    /// One attempt within the total budget. Giving up drops the response, which closes the
+    /// connection: a server that notices (llama.cpp, llama-cpp-python, Ollama, vLLM) stops
+    /// generating instead of decoding the abandoned answer up to `max_tokens`.
     async fn attempt(
         &self,
         headers: &HeaderMap,
@@ -454,7 +485,14 @@ impl HttpProvider {
             }
             return Ok(answer);
         }
-        read_stream(kind, response, request.progress.as_ref(), cap).await
+        read_stream(
+            kind,
+            response,
+            request.progress.as_ref(),
+            cap,
+            self.config.silence_timeout,
+        )
+        .await
     }
 }
 
@@ -476,18 +514,37 @@ async fn read_body(
     Ok((body, true))
 }
 
+/// Read a streamed answer. Once its first token has arrived, every next token must follow within
+/// `silence` (keep-alive comments and empty events do not count): a server still decoding is
+/// never that quiet. Before the first token only the attempt's total budget applies, since a long
+/// prompt takes a while to read.
 async fn read_stream(
     kind: ProviderKind,
     response: reqwest::Response,
     progress: Option<&Progress>,
     cap: usize,
+    silence: Duration,
 ) -> Result<Answer, Failure> {
     let mut state = StreamState::default();
     let mut lines = LineSplitter::default();
     let mut chunks = response.bytes_stream();
     let wire_cap = wire_limit(cap, true);
     let mut wire = 0usize;
-    while let Some(chunk) = chunks.next().await {
+    let mut last_token = tokio::time::Instant::now();
+    loop {
+        let next = if state.chars == 0 {
+            chunks.next().await
+        } else {
+            match tokio::time::timeout_at(last_token + silence, chunks.next()).await {
+                Ok(next) => next,
+                Err(_) => {
+                    return Err(Failure::Stalled {
+                        received: state.chars,
+                    });
+                }
+            }
+        };
+        let Some(chunk) = next else { break };
         let chunk = chunk.map_err(transport_failure)?;
         wire = wire.saturating_add(chunk.len());
         if wire > wire_cap {
@@ -503,8 +560,11 @@ async fn read_stream(
         if state.answer.text.len() > cap {
             return Err(Failure::TooLarge(cap));
         }
-        if grew && let Some(progress) = progress {
-            progress(state.chars);
+        if grew {
+            last_token = tokio::time::Instant::now();
+            if let Some(progress) = progress {
+                progress(state.chars);
+            }
         }
         if state.done {
             break;
