@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
-use crate::common::{base, fast_retry, ok_body, plan, provider};
+use crate::common::{base, fast_retry, ok_body, plan, provider, sent_bodies};
 
 #[tokio::test]
 async fn doctor_reports_format_latency_reachability_and_config_problems() {
@@ -224,13 +224,7 @@ async fn doctor_measures_decode_speed_under_each_form_when_asked() {
         check.decode
     );
     assert_eq!(check.strict_advice, strict_advice(&check.decode));
-    let bodies: Vec<Value> = server
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.body_json().unwrap())
-        .collect();
+    let bodies = sent_bodies(&server).await;
     // The probe, then plain (no response_format), whole schema, compact schema.
     assert_eq!(bodies.len(), 4);
     assert!(bodies[1].get("response_format").is_none());

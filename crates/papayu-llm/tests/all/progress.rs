@@ -13,12 +13,12 @@ use papayu_protocol::{
     EditStyle, ErrorCode, ProtocolVersion, RequestShape, answer_tokens, compact_schema,
 };
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 use tokio::time::Instant;
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
-use crate::common::{fast_retry, ok_body, plan};
+use crate::common::{fast_retry, ok_body, plan, read_request, sent_bodies};
 
 const KIND: ProviderKind = ProviderKind::OpenAiCompatible;
 
@@ -52,25 +52,7 @@ async fn trickle_server(
     let uri = format!("http://{}/v1", listener.local_addr().unwrap());
     let handle = tokio::spawn(async move {
         let (mut socket, _) = listener.accept().await.unwrap();
-        let mut buf = Vec::new();
-        let mut tmp = [0u8; 8192];
-        // The request: headers, then the body of content-length bytes.
-        loop {
-            let n = socket.read(&mut tmp).await.unwrap();
-            buf.extend_from_slice(&tmp[..n]);
-            if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
-                let len: usize = head
-                    .lines()
-                    .find_map(|l| l.strip_prefix("content-length:"))
-                    .map_or(0, |v| v.trim().parse().unwrap());
-                while buf.len() < end + 4 + len {
-                    let n = socket.read(&mut tmp).await.unwrap();
-                    buf.extend_from_slice(&tmp[..n]);
-                }
-                break;
-            }
-        }
+        read_request(&mut socket).await;
         let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
         socket.write_all(head.as_bytes()).await.unwrap();
         let mut written = 0;
@@ -127,8 +109,8 @@ fn plan_tokens() -> Vec<String> {
 async fn a_stream_silent_past_the_limit_is_abandoned_and_closed() {
     let ms = Duration::from_millis;
     let mut events = vec![(ms(0), token("{\"summary\": \"")), (ms(50), token("a"))];
-    // Then a token every 1.5 s: each gap is longer than the 300 ms silence limit.
-    events.extend((0..10).map(|_| (ms(1_500), token("b"))));
+    // Then a token every 3 s: each gap is ten times the 300 ms silence limit.
+    events.extend((0..5).map(|_| (ms(3_000), token("b"))));
     let (uri, served) = trickle_server(events, false).await;
     let p = streaming_provider(&uri, Duration::from_secs(20), ms(300));
     let started = Instant::now();
@@ -146,15 +128,16 @@ async fn a_stream_silent_past_the_limit_is_abandoned_and_closed() {
         other => panic!("expected a stall, got {other:?}"),
     }
     assert_eq!(err.code(), ErrorCode::LlmTimeout);
-    // Noticed after the silence limit, long before the total budget or the next token.
+    // Noticed after the silence limit and before the next token (`received` has no `b`), long
+    // before the total budget.
     let waited = gave_up - started;
-    assert!(waited >= ms(300) && waited < ms(1_400), "{waited:?}");
+    assert!(waited >= ms(300) && waited < ms(10_000), "{waited:?}");
     // The server's next write finds the connection closed: it stops there.
     let served = served.await.unwrap();
     let closed_at = served
         .closed_at
         .expect("the server never saw the connection close");
-    assert!(closed_at - gave_up < ms(3_200), "{:?}", closed_at - gave_up);
+    assert!(closed_at - gave_up < ms(6_200), "{:?}", closed_at - gave_up);
     assert!(served.written <= 3, "{} tokens written", served.written);
 }
 
@@ -265,13 +248,7 @@ async fn a_narrowed_request_sends_its_compact_schema_down_the_ladder() {
     let request = narrowed_request();
     let c = p.complete(&request).await.unwrap();
     assert_eq!(c.fallbacks.len(), 1);
-    let bodies: Vec<Value> = server
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.body_json().unwrap())
-        .collect();
+    let bodies = sent_bodies(&server).await;
     assert_eq!(bodies.len(), 2);
     let compact = compact_schema(&shape());
     assert_eq!(
