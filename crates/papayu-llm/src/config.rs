@@ -21,8 +21,12 @@ pub const DEFAULT_LOCAL_MAX_TOKENS: u32 = 2_048;
 pub const LARGE_INPUT_MAX_TOKENS: u32 = 4_096;
 /// Input size (characters over all messages) above which the `max_tokens` cap applies.
 pub const LARGE_INPUT_CHARS: usize = 80_000;
-/// Default request timeout (`PAPAYU_LLM_TIMEOUT_SEC`).
+/// Default request timeout (`PAPAYU_LLM_TIMEOUT_SEC`): the total budget of one attempt.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(90);
+/// Default silence limit of a streamed answer: once the first token has arrived, an answer with
+/// no new token for this long is abandoned. A server that still decodes sends a token every
+/// fraction of a second even on 2 cores; 20 s of nothing is a stuck or overloaded server.
+pub const DEFAULT_SILENCE_TIMEOUT: Duration = Duration::from_secs(20);
 /// `anthropic-version` header sent to the Messages API.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
@@ -191,8 +195,11 @@ pub struct ProviderConfig {
     pub temperature: f32,
     /// `max_tokens` before the large-input cap (default 16 384).
     pub max_tokens: u32,
-    /// Whole-request timeout, streaming included (default 90 s).
+    /// Total budget of one attempt, streaming included (default 90 s).
     pub timeout: Duration,
+    /// A streamed answer whose next token takes longer than this, once the first has arrived,
+    /// is abandoned (default [`DEFAULT_SILENCE_TIMEOUT`]).
+    pub silence_timeout: Duration,
     /// Retry behaviour.
     pub retry: RetryPolicy,
     /// Pass every outgoing message through [`crate::redact`] (default on, SPEC §7).
@@ -215,6 +222,7 @@ impl ProviderConfig {
             temperature: 0.0,
             max_tokens: DEFAULT_MAX_TOKENS,
             timeout: DEFAULT_TIMEOUT,
+            silence_timeout: DEFAULT_SILENCE_TIMEOUT,
             retry: RetryPolicy::default(),
             redact_outgoing: true,
         }
@@ -229,6 +237,12 @@ impl ProviderConfig {
     /// Set the timeout.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// Set the silence limit of streamed answers.
+    pub fn with_silence_timeout(mut self, silence: Duration) -> Self {
+        self.silence_timeout = silence;
         self
     }
 
@@ -269,6 +283,9 @@ impl ProviderConfig {
         }
         if self.timeout.is_zero() {
             problems.push("timeout must be greater than zero".to_owned());
+        }
+        if self.silence_timeout.is_zero() {
+            problems.push("silence timeout must be greater than zero".to_owned());
         }
         if self.max_tokens == 0 {
             problems.push("max_tokens must be greater than zero".to_owned());
@@ -357,5 +374,48 @@ impl ProviderEntry {
         let mut config = ProviderConfig::new(self.kind(), self.url, self.model);
         config.api_key = api_key.map(ApiKey::new);
         config
+    }
+}
+
+/// Whether `endpoint` is a server on this machine (a loopback address or `localhost`): a local
+/// model server (llama.cpp, llama-cpp-python, LM Studio, Ollama, vLLM) rather than a hosted API.
+/// Such a server turns a JSON schema into a decoding grammar whose speed depends on the schema's
+/// shape, so papayu narrows what it asks of one (DECISIONS, issue #22).
+pub fn is_loopback_endpoint(endpoint: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(endpoint) else {
+        return false;
+    };
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod loopback_tests {
+    use super::is_loopback_endpoint;
+
+    #[test]
+    fn loopback_endpoints_are_local_servers() {
+        for local in [
+            "http://127.0.0.1:8080/v1",
+            "http://127.1.2.3/v1",
+            "http://localhost:11434",
+            "http://[::1]:8000/v1",
+        ] {
+            assert!(is_loopback_endpoint(local), "{local}");
+        }
+        for remote in [
+            "https://api.openai.com/v1",
+            "http://192.168.1.5:8080/v1",
+            "http://localhost.example.com/v1",
+            "not a url",
+        ] {
+            assert!(!is_loopback_endpoint(remote), "{remote}");
+        }
     }
 }

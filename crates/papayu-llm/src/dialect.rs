@@ -5,6 +5,8 @@ use papayu_protocol::schema::{
 };
 use std::sync::OnceLock;
 
+use papayu_protocol::{RequestShape, compact_schema};
+
 use serde_json::{Map, Value, json};
 
 use crate::capability::ResponseFormat;
@@ -29,6 +31,8 @@ pub(crate) struct BodyParams<'a> {
     pub protocol: papayu_protocol::ProtocolVersion,
     pub max_tokens: u32,
     pub stream: bool,
+    /// What the answer may contain, when the caller narrowed it.
+    pub shape: Option<&'a RequestShape>,
 }
 
 /// A float as JSON without f32 noise (0.2f32 would print 0.20000000298023224).
@@ -45,8 +49,27 @@ fn strict_schema(p: &BodyParams<'_>) -> Value {
         .clone()
 }
 
-/// `response_format.json_schema` for OpenAI strict mode, built once per process.
-fn openai_wrapper(p: &BodyParams<'_>) -> Value {
+/// The schema a server that builds its own decoding grammar gets: the request's compact schema
+/// when the caller narrowed the answer (only the kinds and fields this request may hold, no
+/// bounds a converter would expand rule by rule), else the version's whole strict schema.
+fn server_schema(p: &BodyParams<'_>) -> Value {
+    match p.shape {
+        Some(shape) => compact_schema(shape),
+        None => grammar_friendly(strict_schema(p)),
+    }
+}
+
+/// `response_format.json_schema` for OpenAI strict mode, built once per process. A narrowed
+/// request to an OpenAI-compatible server (llama.cpp, vLLM, LM Studio: they turn it into a
+/// grammar and do not require OpenAI's every-field-required form) names the compact schema.
+fn openai_wrapper(config: &ProviderConfig, p: &BodyParams<'_>) -> Value {
+    if let (Some(shape), ProviderKind::OpenAiCompatible) = (p.shape, config.kind) {
+        return json!({
+            "name": format!("papayu_response_v{}", p.protocol.number()),
+            "strict": true,
+            "schema": compact_schema(shape),
+        });
+    }
     static CACHE: [OnceLock<Value>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
     CACHE[usize::from(p.protocol.number().saturating_sub(1)).min(2)]
         .get_or_init(|| openai_json_schema_wrapper(p.protocol))
@@ -123,13 +146,13 @@ fn openai_body(config: &ProviderConfig, p: &BodyParams<'_>) -> Value {
         ResponseFormat::JsonSchema => {
             body.insert(
                 "response_format".into(),
-                json!({ "type": "json_schema", "json_schema": openai_wrapper(p) }),
+                json!({ "type": "json_schema", "json_schema": openai_wrapper(config, p) }),
             );
         }
         ResponseFormat::JsonObjectWithSchema => {
             body.insert(
                 "response_format".into(),
-                json!({ "type": "json_object", "schema": grammar_friendly(strict_schema(p)) }),
+                json!({ "type": "json_object", "schema": server_schema(p) }),
             );
         }
         ResponseFormat::JsonObject => {
@@ -147,7 +170,11 @@ fn ollama_body(config: &ProviderConfig, p: &BodyParams<'_>) -> Value {
     body.insert("stream".into(), json!(p.stream));
     match p.format {
         ResponseFormat::JsonSchema | ResponseFormat::JsonObjectWithSchema => {
-            body.insert("format".into(), strict_schema(p));
+            let schema = match p.shape {
+                Some(shape) => compact_schema(shape),
+                None => strict_schema(p),
+            };
+            body.insert("format".into(), schema);
         }
         ResponseFormat::JsonObject => {
             body.insert("format".into(), json!("json"));

@@ -1,9 +1,10 @@
 //! What `papayu doctor` and `papayu ask` call.
 
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use papayu_protocol::schema::{SchemaVariant, schema_value, strip_meta};
-use papayu_protocol::{ErrorCode, ProtocolVersion, Response, Violation};
+use papayu_protocol::{ErrorCode, ProtocolVersion, RequestShape, Response, Violation};
 use serde::Serialize;
 
 use crate::capability::{CapabilityCache, ResponseFormat};
@@ -16,8 +17,20 @@ use crate::request::{ChatRequest, Completion, FormatFallback, Message, Progress,
 /// The system prompt `ask` and `doctor` use: the protocol version and its provider-strict schema.
 /// The agent builds its own, richer prompts.
 pub fn default_system_prompt(version: ProtocolVersion) -> String {
-    let schema = serde_json::to_string(&strip_meta(schema_value(version, SchemaVariant::Strict)))
-        .unwrap_or_default();
+    system_prompt_with(
+        version,
+        &strip_meta(schema_value(version, SchemaVariant::Strict)),
+    )
+}
+
+/// The system prompt of an `ask` narrowed to `shape`: its compact schema instead of the whole
+/// one (a shorter prompt, and the schema the server decodes under).
+pub fn shaped_system_prompt(version: ProtocolVersion, shape: &RequestShape) -> String {
+    system_prompt_with(version, &papayu_protocol::compact_schema(shape))
+}
+
+fn system_prompt_with(version: ProtocolVersion, schema: &serde_json::Value) -> String {
+    let schema = serde_json::to_string(schema).unwrap_or_default();
     format!(
         "You are the planning model of papayu, a tool that applies code changes. \
          LLM_PLAN_SCHEMA_VERSION={v}. Answer with exactly one JSON object and nothing else, \
@@ -39,6 +52,9 @@ pub struct AskOptions {
     pub max_tokens: Option<u32>,
     /// Stream, reporting characters received to this callback.
     pub stream: Option<Progress>,
+    /// Narrow the answer to this shape: in strict mode an HTTP provider sends its compact schema
+    /// and sizes `max_tokens` to it, and the default system prompt shows that schema.
+    pub shape: Option<RequestShape>,
 }
 
 impl Default for AskOptions {
@@ -49,6 +65,7 @@ impl Default for AskOptions {
             system: None,
             max_tokens: None,
             stream: None,
+            shape: None,
         }
     }
 }
@@ -70,12 +87,16 @@ pub async fn ask(
     prompt: &str,
     options: AskOptions,
 ) -> Result<AskOutcome, LlmError> {
-    let system = options
-        .system
-        .unwrap_or_else(|| default_system_prompt(options.protocol));
+    let system = options.system.unwrap_or_else(|| match &options.shape {
+        Some(shape) => shaped_system_prompt(options.protocol, shape),
+        None => default_system_prompt(options.protocol),
+    });
     let mut request = ChatRequest::new(vec![Message::system(system), Message::user(prompt)])
         .protocol(options.protocol)
         .strict(options.strict_json);
+    if let Some(shape) = options.shape {
+        request = request.shaped(shape);
+    }
     request.max_tokens = options.max_tokens;
     if let Some(progress) = options.stream {
         request = request.streaming(Some(progress));
@@ -101,6 +122,10 @@ pub struct DoctorOptions {
     pub protocol: ProtocolVersion,
     /// `max_tokens` of the probe (small: the probe is about the transport, not the answer).
     pub max_tokens: u32,
+    /// After a successful probe, measure the server's decode speed without a schema, under the
+    /// version's whole schema and under a compact one, and recommend a strict mode
+    /// (`papayu doctor --speed`; three more requests).
+    pub measure_decode: bool,
 }
 
 impl Default for DoctorOptions {
@@ -109,6 +134,7 @@ impl Default for DoctorOptions {
             probe: true,
             protocol: ProtocolVersion::default(),
             max_tokens: 256,
+            measure_decode: false,
         }
     }
 }
@@ -162,6 +188,81 @@ pub struct ProviderCheck {
     pub answer_valid: Option<bool>,
     /// What went wrong, if anything.
     pub error: Option<ErrorReport>,
+    /// Decode speed per structured-output form (empty unless measured).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub decode: Vec<DecodeSpeed>,
+    /// The strict mode the decode speeds point to (`None` unless measured).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strict_advice: Option<StrictAdvice>,
+}
+
+/// What a request is constrained by, in a decode-speed measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecodeForm {
+    /// No structured output at all (`PAPAYU_LLM_STRICT_JSON=0`).
+    Plain,
+    /// The protocol version's whole strict schema, down the capability ladder.
+    FullSchema,
+    /// A request's compact schema ([`papayu_protocol::compact_schema`]), down the ladder.
+    CompactSchema,
+}
+
+/// One decode-speed measurement: a streamed answer, timed from its first token to its last
+/// (prompt reading left out).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DecodeSpeed {
+    /// What constrained the answer.
+    pub form: DecodeForm,
+    /// Reads of the stream that brought text: one per token on llama.cpp-class servers, which
+    /// flush every token as its own event.
+    pub tokens: usize,
+    /// Tokens per second between the first and the last token (`None` under two tokens).
+    pub tokens_per_s: Option<f64>,
+    /// Wall time of the whole request in seconds.
+    pub seconds: f64,
+    /// Whether the answer passed the protocol checks.
+    pub answer_valid: bool,
+    /// What went wrong, if the request failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorReport>,
+}
+
+/// The strict mode `papayu doctor --speed` recommends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StrictAdvice {
+    /// Strict JSON with the whole schema: valid answers at close to the plain speed.
+    On,
+    /// Strict JSON with a request's compact schema: the whole schema is slow or gives no valid
+    /// answer, the compact one does.
+    Compact,
+    /// Strict JSON off, answers repaired: neither schema decodes at a usable speed.
+    OffWithRepair,
+}
+
+/// A schema-constrained decode at least this fraction of the plain speed counts as fast.
+const FAST_ENOUGH: f64 = 0.5;
+
+/// The strict mode `speeds` point to: the strongest form whose answer was valid at no less than
+/// [`FAST_ENOUGH`] of the plain speed; off with repair when none is, `None` without a plain
+/// speed to compare with.
+pub fn strict_advice(speeds: &[DecodeSpeed]) -> Option<StrictAdvice> {
+    let rate = |form| {
+        speeds
+            .iter()
+            .find(|s| s.form == form && s.error.is_none())
+            .and_then(|s| Some((s.tokens_per_s?, s.answer_valid)))
+    };
+    let (plain, _) = rate(DecodeForm::Plain)?;
+    let fast = |form| rate(form).is_some_and(|(tps, valid)| valid && tps >= FAST_ENOUGH * plain);
+    Some(if fast(DecodeForm::FullSchema) {
+        StrictAdvice::On
+    } else if fast(DecodeForm::CompactSchema) {
+        StrictAdvice::Compact
+    } else {
+        StrictAdvice::OffWithRepair
+    })
 }
 
 impl ProviderCheck {
@@ -210,9 +311,15 @@ pub async fn doctor(
             usage: None,
             answer_valid: None,
             error: None,
+            decode: Vec::new(),
+            strict_advice: None,
         };
         if options.probe && check.config_problems.is_empty() {
             probe(config, cache, options, &mut check).await;
+            if options.measure_decode && check.reachable == Some(true) {
+                check.decode = measure_decode(config, cache, options).await;
+                check.strict_advice = strict_advice(&check.decode);
+            }
         }
         providers.push(check);
     }
@@ -257,5 +364,90 @@ async fn probe(
             check.latency_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
             check.error = Some(ErrorReport::from(&e));
         }
+    }
+}
+
+/// The prompt of a decode-speed measurement: long enough an answer to time its tokens.
+const SPEED_PROMPT: &str = "Plan only, no actions: in the summary, explain in about 60 words \
+     how to add a `--verbose` flag to a command-line tool.";
+
+/// Decode speed without a schema, under the whole schema and under a compact one.
+async fn measure_decode(
+    config: &ProviderConfig,
+    cache: &CapabilityCache,
+    options: &DoctorOptions,
+) -> Vec<DecodeSpeed> {
+    let Ok(provider) = HttpProvider::new(config.clone()) else {
+        return Vec::new();
+    };
+    let provider = provider.with_cache(cache.clone());
+    // What a PLAN answer may hold: a summary and no actions.
+    let plan = RequestShape {
+        apply: false,
+        context_requests: false,
+        ..RequestShape::default()
+    };
+    let mut speeds = Vec::new();
+    for form in [
+        DecodeForm::Plain,
+        DecodeForm::FullSchema,
+        DecodeForm::CompactSchema,
+    ] {
+        let mut request = ChatRequest::new(vec![
+            Message::system(default_system_prompt(options.protocol)),
+            Message::user(SPEED_PROMPT),
+        ])
+        .protocol(options.protocol)
+        .strict(form != DecodeForm::Plain)
+        .max_tokens(options.max_tokens);
+        if form == DecodeForm::CompactSchema {
+            request = request.shaped(plan.clone());
+        }
+        speeds.push(timed(&provider, request, form, options.protocol).await);
+    }
+    speeds
+}
+
+/// When the first and the last token of a stream arrived, and how many arrived.
+type Marks = (Option<Instant>, Option<Instant>, usize);
+
+/// One streamed request, timed token by token.
+async fn timed(
+    provider: &HttpProvider,
+    request: ChatRequest,
+    form: DecodeForm,
+    protocol: ProtocolVersion,
+) -> DecodeSpeed {
+    let marks: Arc<Mutex<Marks>> = Arc::default();
+    let seen = Arc::clone(&marks);
+    let request = request.streaming(Some(Arc::new(move |_| {
+        if let Ok(mut m) = seen.lock() {
+            let now = Instant::now();
+            m.0.get_or_insert(now);
+            m.1 = Some(now);
+            m.2 += 1;
+        }
+    })));
+    let started = Instant::now();
+    let result = provider.complete(&request).await;
+    let seconds = started.elapsed().as_secs_f64();
+    let (first, last, tokens) = marks.lock().map(|m| *m).unwrap_or((None, None, 0));
+    let tokens_per_s = match (first, last) {
+        (Some(first), Some(last)) if tokens >= 2 && last > first => {
+            Some((tokens - 1) as f64 / (last - first).as_secs_f64())
+        }
+        _ => None,
+    };
+    let (answer_valid, error) = match &result {
+        Ok(c) => (check_answer(&c.text, protocol, None).is_ok(), None),
+        Err(e) => (false, Some(ErrorReport::from(e))),
+    };
+    DecodeSpeed {
+        form,
+        tokens,
+        tokens_per_s,
+        seconds,
+        answer_valid,
+        error,
     }
 }

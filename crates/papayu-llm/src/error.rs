@@ -26,6 +26,17 @@ pub enum LlmError {
         /// The timeout that expired.
         after: Duration,
     },
+    /// A streamed answer stopped: no new token within the silence limit. The connection was
+    /// closed, so the server stops generating.
+    #[error("{url}: no new token for {}s after {received} characters", .silent_for.as_secs_f64())]
+    Stalled {
+        /// The endpoint.
+        url: String,
+        /// The silence limit that expired.
+        silent_for: Duration,
+        /// Characters of the answer received before the silence.
+        received: usize,
+    },
     /// The provider could not be reached (connection refused, DNS, TLS, reset).
     #[error("{url}: network error: {message}")]
     Network {
@@ -126,7 +137,7 @@ impl LlmError {
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::Config { .. } => ErrorCode::LlmConfig,
-            Self::Timeout { .. } => ErrorCode::LlmTimeout,
+            Self::Timeout { .. } | Self::Stalled { .. } => ErrorCode::LlmTimeout,
             Self::Network { .. } => ErrorCode::LlmNetwork,
             Self::Http { .. } => ErrorCode::LlmHttp,
             Self::BadResponse { .. } | Self::Inference { .. } => ErrorCode::LlmBadResponse,

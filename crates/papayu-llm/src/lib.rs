@@ -17,13 +17,14 @@ mod request;
 
 pub use capability::{CapabilityCache, CapabilityKey, ResponseFormat, mentions_format_refusal};
 pub use config::{
-    ANTHROPIC_VERSION, ApiKey, DEFAULT_LOCAL_MAX_TOKENS, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT,
-    LARGE_INPUT_CHARS, LARGE_INPUT_MAX_TOKENS, ProviderConfig, ProviderEntry, ProviderKind,
-    RetryPolicy,
+    ANTHROPIC_VERSION, ApiKey, DEFAULT_LOCAL_MAX_TOKENS, DEFAULT_MAX_TOKENS,
+    DEFAULT_SILENCE_TIMEOUT, DEFAULT_TIMEOUT, LARGE_INPUT_CHARS, LARGE_INPUT_MAX_TOKENS,
+    ProviderConfig, ProviderEntry, ProviderKind, RetryPolicy, is_loopback_endpoint,
 };
 pub use doctor::{
-    AskOptions, AskOutcome, DoctorOptions, DoctorReport, ErrorReport, ProviderCheck, ask,
-    default_system_prompt, doctor,
+    AskOptions, AskOutcome, DecodeForm, DecodeSpeed, DoctorOptions, DoctorReport, ErrorReport,
+    ProviderCheck, StrictAdvice, ask, default_system_prompt, doctor, shaped_system_prompt,
+    strict_advice,
 };
 pub use error::LlmError;
 pub use fanout::{

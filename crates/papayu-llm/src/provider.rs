@@ -11,6 +11,8 @@ use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValu
 use serde::Serialize;
 use serde_json::Value;
 
+use papayu_protocol::answer_tokens;
+
 use crate::capability::{CapabilityCache, CapabilityKey, ResponseFormat, mentions_format_refusal};
 use crate::config::{ANTHROPIC_VERSION, ProviderConfig, ProviderKind};
 use crate::dialect::{self, Answer, BodyParams, LineSplitter, StreamState};
@@ -79,6 +81,10 @@ enum Failure {
     },
     Network(String),
     Timeout,
+    /// No new token for the silence limit after `received` characters.
+    Stalled {
+        received: usize,
+    },
     Bad(String),
     /// The answer passed the size cap (in bytes); reading stopped there.
     TooLarge(usize),
@@ -149,12 +155,19 @@ impl HttpProvider {
                 protocol: request.protocol,
                 max_tokens,
                 stream: request.stream,
+                shape: request.answer_shape.as_deref(),
             },
         )
     }
 
+    /// The answer limit: the caller's or the configured one, lowered to what an answer of the
+    /// request's shape can need when the caller narrowed it (a server keeps decoding up to this
+    /// limit when a small model loops).
     fn max_tokens(&self, request: &ChatRequest) -> u32 {
-        let wanted = request.max_tokens.unwrap_or(self.config.max_tokens);
+        let mut wanted = request.max_tokens.unwrap_or(self.config.max_tokens);
+        if let Some(shape) = &request.answer_shape {
+            wanted = wanted.min(answer_tokens(shape, request.input_chars()));
+        }
         let capped = ProviderConfig {
             max_tokens: wanted,
             ..self.config.clone()
@@ -227,6 +240,7 @@ impl HttpProvider {
                     protocol: request.protocol,
                     max_tokens,
                     stream: request.stream,
+                    shape: request.answer_shape.as_deref(),
                 },
             );
             let bytes = serde_json::to_vec(&body)
@@ -388,6 +402,24 @@ impl HttpProvider {
                     false,
                 )
             }
+            Failure::Stalled { received } => {
+                tracing::warn!(
+                    event = "LLM_REQUEST_STALLED",
+                    provider = self.config.kind.as_str(),
+                    model = %self.config.model,
+                    silence_s = self.config.silence_timeout.as_secs_f64(),
+                    received,
+                );
+                (
+                    LlmError::Stalled {
+                        url: self.endpoint.clone(),
+                        silent_for: self.config.silence_timeout,
+                        received,
+                    },
+                    None,
+                    false,
+                )
+            }
             Failure::Bad(message) => (
                 LlmError::BadResponse {
                     url: self.endpoint.clone(),
@@ -420,6 +452,9 @@ impl HttpProvider {
         }
     }
 
+    /// One attempt within the total budget. Giving up drops the response, which closes the
+    /// connection: a server that notices (llama.cpp, llama-cpp-python, Ollama, vLLM) stops
+    /// generating instead of decoding the abandoned answer up to `max_tokens`.
     async fn attempt(
         &self,
         headers: &HeaderMap,
@@ -481,7 +516,14 @@ impl HttpProvider {
             }
             return Ok(answer);
         }
-        read_stream(kind, response, request.progress.as_ref(), cap).await
+        read_stream(
+            kind,
+            response,
+            request.progress.as_ref(),
+            cap,
+            self.config.silence_timeout,
+        )
+        .await
     }
 }
 
@@ -503,11 +545,16 @@ async fn read_body(
     Ok((body, true))
 }
 
+/// Read a streamed answer. Once its first token has arrived, every next token must follow within
+/// `silence` (keep-alive comments and empty events do not count): a server still decoding is
+/// never that quiet. Before the first token only the attempt's total budget applies, since a long
+/// prompt takes a while to read.
 async fn read_stream(
     kind: ProviderKind,
     response: reqwest::Response,
     progress: Option<&Progress>,
     cap: usize,
+    silence: Duration,
 ) -> Result<Answer, Failure> {
     let mut state = StreamState::default();
     let wire_cap = wire_limit(cap, true);
@@ -525,19 +572,34 @@ async fn read_stream(
         Wire::Transport(e) => transport_failure(e),
         Wire::TooLarge => Failure::TooLarge(cap),
     };
+    // Once the first token has arrived, each next one must follow within `silence`.
+    // (A mutex, not a cell: the future must stay `Send`.)
+    let last_token: std::sync::Mutex<Option<tokio::time::Instant>> = std::sync::Mutex::new(None);
+    let deadline = || last_token.lock().map_or(None, |t| *t).map(|t| t + silence);
     let feed = |grew: bool, state: &StreamState| -> Result<(), Failure> {
         if state.answer.text.len() > cap {
             return Err(Failure::TooLarge(cap));
         }
-        if grew && let Some(progress) = progress {
-            progress(state.chars);
+        if grew {
+            if let Ok(mut t) = last_token.lock() {
+                *t = Some(tokio::time::Instant::now());
+            }
+            if let Some(progress) = progress {
+                progress(state.chars);
+            }
         }
         Ok(())
     };
     if kind == ProviderKind::Ollama {
         let mut lines = LineSplitter::default();
         let mut chunks = std::pin::pin!(chunks);
-        while let Some(chunk) = chunks.next().await {
+        loop {
+            let Some(next) = within(deadline(), chunks.next()).await else {
+                return Err(Failure::Stalled {
+                    received: state.chars,
+                });
+            };
+            let Some(chunk) = next else { break };
             let chunk = chunk.map_err(wire_failure)?;
             let mut grew = false;
             lines
@@ -563,7 +625,13 @@ async fn read_stream(
         // A final blank line dispatches an event the server left unterminated.
         let end = futures_util::stream::once(async { Ok(bytes::Bytes::from_static(b"\n\n")) });
         let mut events = std::pin::pin!(chunks.chain(end).eventsource());
-        while let Some(event) = events.next().await {
+        loop {
+            let Some(next) = within(deadline(), events.next()).await else {
+                return Err(Failure::Stalled {
+                    received: state.chars,
+                });
+            };
+            let Some(event) = next else { break };
             let event = event.map_err(|e| match e {
                 EventStreamError::Transport(w) => wire_failure(w),
                 EventStreamError::Utf8(e) => Failure::Bad(format!("stream is not UTF-8: {e}")),
@@ -582,6 +650,17 @@ async fn read_stream(
         ));
     }
     Ok(state.finish())
+}
+
+/// `next` awaited until `deadline` (`None` when it passed first); without a deadline, to its end.
+async fn within<T>(
+    deadline: Option<tokio::time::Instant>,
+    next: impl std::future::Future<Output = T>,
+) -> Option<T> {
+    match deadline {
+        None => Some(next.await),
+        Some(deadline) => tokio::time::timeout_at(deadline, next).await.ok(),
+    }
 }
 
 /// Why the byte stream of a streamed answer stopped.

@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use papayu_protocol::ProtocolVersion;
+use papayu_protocol::{ProtocolVersion, RequestShape};
 use serde::Serialize;
 
 use crate::capability::ResponseFormat;
@@ -94,6 +94,11 @@ pub struct ChatRequest {
     /// caller narrowed it: the in-process provider decodes under a grammar made from it instead
     /// of the protocol version's whole schema. Other providers ignore it.
     pub answer_schema: Option<Arc<serde_json::Value>>,
+    /// What this request's answer may contain, when the caller knows
+    /// ([`ChatRequest::shaped`]): an HTTP provider sends its [`papayu_protocol::compact_schema`]
+    /// on the schema rungs of the strict ladder instead of the version's whole schema, and sizes
+    /// `max_tokens` to it ([`papayu_protocol::answer_tokens`]).
+    pub answer_shape: Option<Arc<RequestShape>>,
 }
 
 impl ChatRequest {
@@ -108,12 +113,21 @@ impl ChatRequest {
             progress: None,
             max_answer_bytes: papayu_protocol::MAX_ANSWER_BYTES,
             answer_schema: None,
+            answer_shape: None,
         }
     }
 
     /// Narrow the answer to `schema` (see [`ChatRequest::answer_schema`]).
     pub fn answer_schema(mut self, schema: serde_json::Value) -> Self {
         self.answer_schema = Some(Arc::new(schema));
+        self
+    }
+
+    /// Narrow the answer to `shape`: the in-process provider decodes under its bounded
+    /// [`papayu_protocol::request_schema`], an HTTP provider sends its compact form.
+    pub fn shaped(mut self, shape: RequestShape) -> Self {
+        self.answer_schema = Some(Arc::new(papayu_protocol::request_schema(&shape)));
+        self.answer_shape = Some(Arc::new(shape));
         self
     }
 
@@ -168,6 +182,7 @@ impl fmt::Debug for ChatRequest {
             .field("progress", &self.progress.is_some())
             .field("max_answer_bytes", &self.max_answer_bytes)
             .field("answer_schema", &self.answer_schema.is_some())
+            .field("answer_shape", &self.answer_shape)
             .finish()
     }
 }

@@ -26,6 +26,8 @@ mod local;
 mod model_fetch;
 #[path = "all/plan.rs"]
 mod plan;
+#[path = "all/progress.rs"]
+mod progress;
 #[path = "all/redaction.rs"]
 mod redaction;
 #[path = "all/secret_corpus.rs"]

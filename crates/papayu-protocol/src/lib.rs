@@ -12,7 +12,9 @@ pub use parse::{
     Document, MAX_ACTIONS, MAX_ANSWER_BYTES, ParseError, Violation, document_from_value,
     extract_json, join_violations, parse_document, parse_response, parse_value, strip_nulls,
 };
-pub use request_schema::{EditStyle, RequestShape, fill_in, request_schema};
+pub use request_schema::{
+    EditStyle, RequestShape, answer_tokens, compact_schema, fill_in, request_schema,
+};
 pub use schema::{SchemaVariant, schema_hash, sha256_hex};
 pub use types::{
     ACTION_FIELDS, Action, ActionKind, ContextRequest, Edit, EditOp, MEMORY_PATCH_KEYS,

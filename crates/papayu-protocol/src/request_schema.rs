@@ -6,6 +6,13 @@
 //! Fields papayu knows better than a model can be left out ([`RequestShape::papayu_fills`]):
 //! `base_sha256` (the hash of the file as sent), an edit's `op` and its `anchor` (the `before`
 //! text itself). [`fill_in`] puts them back before the answer is validated like any other.
+//!
+//! Two forms of the same shape: [`request_schema`] states length and count bounds (papayu's own
+//! grammar for the in-process model bounds every repetition), [`compact_schema`] states none (a
+//! server that builds its own grammar — llama.cpp's server, llama-cpp-python, LM Studio, Ollama,
+//! vLLM — may expand a bound into one nested rule per character, and llama-cpp-python's parser
+//! then refuses the grammar and the server answers nothing). [`answer_tokens`] sizes the answer
+//! limit to the shape and the context sent.
 
 use std::collections::BTreeMap;
 
@@ -100,8 +107,34 @@ impl Default for RequestShape {
     }
 }
 
-fn string(max: u32) -> Value {
-    json!({"type": "string", "maxLength": max})
+/// Whether a schema states length and count bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bounds {
+    /// `maxLength`, `maxItems` and bounded patterns, for papayu's own bounded grammar.
+    Stated,
+    /// None: what a server's own schema converter turns into a grammar without blowing up.
+    Omitted,
+}
+
+impl Bounds {
+    fn string(self, max: u32) -> Value {
+        match self {
+            Bounds::Stated => json!({"type": "string", "maxLength": max}),
+            Bounds::Omitted => json!({"type": "string"}),
+        }
+    }
+
+    /// An array of `items`, at least `min` and (when bounds are stated) at most `max` of them.
+    fn array(self, items: Value, min: u32, max: u32) -> Value {
+        let mut a = json!({"type": "array", "items": items});
+        if min > 0 {
+            a["minItems"] = json!(min);
+        }
+        if self == Bounds::Stated {
+            a["maxItems"] = json!(max);
+        }
+        a
+    }
 }
 
 /// A whole file's content: unbounded (a grammar repetition may not exceed 2 000 characters, and a
@@ -128,7 +161,7 @@ impl RequestShape {
         json!({"type": "string", "enum": self.files})
     }
 
-    fn edit_action(&self) -> Value {
+    fn edit_action(&self, bounds: Bounds) -> Value {
         let path = self.existing_path();
         let base = || json!({"type": "string", "pattern": "^[0-9a-f]{64}$"});
         let c = self.content_chars;
@@ -138,22 +171,19 @@ impl RequestShape {
                 let mut edit: Vec<(&str, Value)> = Vec::new();
                 if !self.papayu_fills {
                     edit.push(("op", json!({"type": "string", "enum": ["replace"]})));
-                    edit.push(("anchor", string(c)));
+                    edit.push(("anchor", bounds.string(c)));
                 }
-                edit.push((
-                    "before",
-                    json!({"type": "string", "minLength": 1, "maxLength": c}),
-                ));
-                edit.push(("after", string(c)));
+                // An empty `before` is never valid (papayu-validate refuses it).
+                let mut before = bounds.string(c);
+                before["minLength"] = json!(1);
+                edit.push(("before", before));
+                edit.push(("after", bounds.string(c)));
                 fields.push(("kind", json!({"type": "string", "enum": ["EDIT_FILE"]})));
                 fields.push(("path", path));
                 if !self.papayu_fills {
                     fields.push(("base_sha256", base()));
                 }
-                fields.push((
-                    "edits",
-                    json!({"type": "array", "minItems": 1, "maxItems": self.max_edits, "items": object(edit)}),
-                ));
+                fields.push(("edits", bounds.array(object(edit), 1, self.max_edits)));
             }
             EditStyle::WholeFile => {
                 fields.push(("kind", json!({"type": "string", "enum": ["UPDATE_FILE"]})));
@@ -166,24 +196,27 @@ impl RequestShape {
                 if !self.papayu_fills {
                     fields.push(("base_sha256", base()));
                 }
-                fields.push(("patch", string(c)));
+                fields.push(("patch", bounds.string(c)));
             }
         }
         object(fields)
     }
 
-    fn actions(&self) -> Value {
+    fn actions(&self, bounds: Bounds) -> Value {
         let mut alternatives = Vec::new();
         if !self.files.is_empty() {
-            alternatives.push(self.edit_action());
+            alternatives.push(self.edit_action(bounds));
         }
         if self.create {
+            // Without bounds, no pattern either: a server converter expands `{0,158}` like a
+            // `maxLength`, and papayu-validate checks every path anyway.
+            let path = match bounds {
+                Bounds::Stated => json!({"type": "string", "pattern": NEW_PATH_PATTERN}),
+                Bounds::Omitted => json!({"type": "string"}),
+            };
             alternatives.push(object(vec![
                 ("kind", json!({"type": "string", "enum": ["CREATE_FILE"]})),
-                (
-                    "path",
-                    json!({"type": "string", "pattern": NEW_PATH_PATTERN}),
-                ),
+                ("path", path),
                 ("content", whole_file()),
             ]));
         }
@@ -197,29 +230,48 @@ impl RequestShape {
             1 => alternatives.remove(0),
             _ => json!({"anyOf": alternatives}),
         };
-        json!({"type": "array", "maxItems": self.max_actions, "items": items})
+        bounds.array(items, 0, self.max_actions)
     }
 }
 
 /// The JSON schema of an answer of `shape`: an object with `summary` first (the diagnosis
 /// before the change), then `actions` (APPLY; PLAN has none), then `context_requests` when
-/// allowed (`read_file` only).
+/// allowed (`read_file` only). Every string and list is bounded (`maxLength`, `maxItems`), for a
+/// grammar whose every repetition papayu bounds itself.
 pub fn request_schema(shape: &RequestShape) -> Value {
-    let mut props: Vec<(&str, Value)> = vec![("summary", string(shape.summary_chars))];
+    schema_with(shape, Bounds::Stated)
+}
+
+/// The same shape as [`request_schema`] without length or count bounds and without path
+/// patterns: what papayu sends, as strict JSON, to a server that turns a schema into its own
+/// decoding grammar. Such converters expand a bound into a rule per character (2 000 nested
+/// rules for one file's text), which llama-cpp-python's grammar parser refuses; the answer's
+/// token limit ([`answer_tokens`]) bounds the text instead, and papayu-validate checks the rest.
+///
+/// It rejects no answer that is valid for the request: every kind the request allows, with its
+/// fields, any text in them, any number of actions.
+pub fn compact_schema(shape: &RequestShape) -> Value {
+    schema_with(shape, Bounds::Omitted)
+}
+
+fn schema_with(shape: &RequestShape, bounds: Bounds) -> Value {
+    let mut props: Vec<(&str, Value)> = vec![("summary", bounds.string(shape.summary_chars))];
     if shape.apply {
-        props.push(("actions", shape.actions()));
+        props.push(("actions", shape.actions(bounds)));
     } else {
-        props.push(("actions", json!({"type": "array", "maxItems": 0})));
+        // `items` too: without it a converter reads a bare `array` as "any JSON array".
+        let none = match bounds {
+            Bounds::Stated => json!({"type": "array", "maxItems": 0}),
+            Bounds::Omitted => json!({"type": "array", "items": {"type": "object"}, "maxItems": 0}),
+        };
+        props.push(("actions", none));
     }
     if shape.context_requests {
         let read = object(vec![
             ("type", json!({"type": "string", "enum": ["read_file"]})),
-            ("path", json!({"type": "string", "maxLength": 160})),
+            ("path", bounds.string(160)),
         ]);
-        props.push((
-            "context_requests",
-            json!({"type": "array", "maxItems": 3, "items": read}),
-        ));
+        props.push(("context_requests", bounds.array(read, 0, 3)));
     }
     let mut schema = object(props);
     // `context_requests` may be left out.
@@ -229,6 +281,44 @@ pub fn request_schema(shape: &RequestShape) -> Value {
         required.retain(|r| r != "context_requests");
     }
     schema
+}
+
+/// Characters per token assumed when sizing an answer: code and JSON run at 3–4 characters a
+/// token in the BPE vocabularies of current models; 3 leaves room.
+const CHARS_PER_TOKEN: usize = 3;
+/// Tokens for the JSON envelope and a one-sentence summary.
+const ENVELOPE_TOKENS: usize = 256;
+/// Tokens for a PLAN: its summary holds the cause, the steps and how to check them.
+const PLAN_TOKENS: u32 = 512;
+/// Tokens allowed for one new file when the shape allows creating files.
+const NEW_FILE_TOKENS: usize = 512;
+/// Tokens for up to three context requests.
+const CONTEXT_REQUEST_TOKENS: usize = 64;
+
+/// The answer limit, in tokens, for a request of `shape` whose context (the files and blocks
+/// sent) is `context_chars` characters: a PLAN's summary; an APPLY's summary and envelope, the
+/// changed text (an edit quotes the lines it replaces and their replacement: at most twice the
+/// text sent; a whole-file rewrite once, with a tenth for escapes), one new file when creating
+/// is allowed, and the context requests. The caller caps it with the configured limit: an
+/// answer of this shape that is still going past it is a model looping, not a long plan.
+pub fn answer_tokens(shape: &RequestShape, context_chars: usize) -> u32 {
+    if !shape.apply {
+        return PLAN_TOKENS;
+    }
+    let sent_tokens = context_chars.div_ceil(CHARS_PER_TOKEN);
+    let changed = match shape.edit {
+        EditStyle::WholeFile => sent_tokens + sent_tokens / 10,
+        EditStyle::SearchReplace | EditStyle::UnifiedDiff => sent_tokens.saturating_mul(2),
+    };
+    let tokens = ENVELOPE_TOKENS
+        .saturating_add(if shape.files.is_empty() { 0 } else { changed })
+        .saturating_add(if shape.create { NEW_FILE_TOKENS } else { 0 })
+        .saturating_add(if shape.context_requests {
+            CONTEXT_REQUEST_TOKENS
+        } else {
+            0
+        });
+    u32::try_from(tokens).unwrap_or(u32::MAX)
 }
 
 /// `text` without the `N|` line-number prefixes papayu's FILE blocks show, when every non-empty
@@ -407,5 +497,152 @@ mod tests {
         // Text that merely has a number and a bar somewhere is left alone.
         assert_eq!(strip_line_numbers("a | b\n12|x\n"), None);
         assert_eq!(strip_line_numbers("1|a\n\n3|c"), Some("a\n\nc".to_owned()));
+    }
+
+    #[test]
+    fn the_compact_schema_states_no_bounds() {
+        let s = compact_schema(&RequestShape {
+            delete: true,
+            ..shape(EditStyle::SearchReplace)
+        });
+        let text = s.to_string();
+        for bound in ["maxLength", "maxItems", "{0,158}"] {
+            assert!(!text.contains(bound), "{bound} in {text}");
+        }
+        // The kinds and their fields are those of the bounded form.
+        let bounded = request_schema(&RequestShape {
+            delete: true,
+            ..shape(EditStyle::SearchReplace)
+        });
+        let kinds = |v: &Value| -> Vec<Value> {
+            v["properties"]["actions"]["items"]["anyOf"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a["required"].clone())
+                .collect()
+        };
+        assert_eq!(kinds(&s), kinds(&bounded));
+        assert_eq!(kinds(&s).len(), 3);
+    }
+
+    #[test]
+    fn answer_tokens_follow_the_request() {
+        let plan = RequestShape {
+            apply: false,
+            ..shape(EditStyle::SearchReplace)
+        };
+        assert_eq!(answer_tokens(&plan, 1_000_000), PLAN_TOKENS);
+        let edit = shape(EditStyle::SearchReplace);
+        let small = answer_tokens(&edit, 3_000);
+        let large = answer_tokens(&edit, 30_000);
+        assert!(small < large, "{small} {large}");
+        // Twice the text sent, plus the envelope, a new file and context requests.
+        assert_eq!(
+            small as usize,
+            ENVELOPE_TOKENS + 2_000 + NEW_FILE_TOKENS + CONTEXT_REQUEST_TOKENS
+        );
+        assert!(answer_tokens(&edit, usize::MAX) > 0);
+    }
+
+    mod property {
+        use super::*;
+        use crate::ProtocolVersion;
+        use proptest::prelude::*;
+
+        const FILES: [&str; 2] = ["calc.py", "src/test_calc.py"];
+
+        fn text() -> impl Strategy<Value = String> {
+            // Long texts, quotes, backslashes, newlines and non-ASCII: what JSON escapes.
+            prop_oneof![".{0,40}", "[a-z \n\"\\\\{}é🦀]{0,3000}",]
+        }
+
+        fn new_path() -> impl Strategy<Value = String> {
+            "[a-z][a-z0-9_]{0,12}(/[a-z][a-z0-9_]{0,12}){0,3}\\.(py|rs|md)"
+        }
+
+        fn action(style: EditStyle) -> impl Strategy<Value = Value> {
+            let file = prop::sample::select(FILES.to_vec());
+            let edit = (file.clone(), prop::collection::vec(("\\PC{1,60}", text()), 1..5))
+                .prop_map(move |(path, edits)| match style {
+                    EditStyle::SearchReplace => json!({
+                        "kind": "EDIT_FILE", "path": path,
+                        "edits": edits.iter().map(|(b, a)| json!({"before": b, "after": a})).collect::<Vec<_>>(),
+                    }),
+                    EditStyle::WholeFile => {
+                        json!({"kind": "UPDATE_FILE", "path": path, "content": edits[0].1})
+                    }
+                    EditStyle::UnifiedDiff => {
+                        json!({"kind": "PATCH_FILE", "path": path, "patch": edits[0].1})
+                    }
+                });
+            let create = (new_path(), text()).prop_map(
+                |(path, content)| json!({"kind": "CREATE_FILE", "path": path, "content": content}),
+            );
+            let delete = file.prop_map(|path| json!({"kind": "DELETE_FILE", "path": path}));
+            prop_oneof![edit, create, delete]
+        }
+
+        fn answer(style: EditStyle, apply: bool) -> impl Strategy<Value = Value> {
+            let actions = prop::collection::vec(action(style), 0..12);
+            let reads = prop::option::of(prop::collection::vec(
+                "[a-z][a-z/._]{0,200}".prop_map(|p| json!({"type": "read_file", "path": p})),
+                0..3,
+            ));
+            (text(), actions, reads).prop_map(move |(summary, actions, reads)| {
+                let mut v = json!({
+                    "summary": summary,
+                    "actions": if apply { actions } else { Vec::new() },
+                });
+                if let Some(reads) = reads {
+                    v["context_requests"] = json!(reads);
+                }
+                v
+            })
+        }
+
+        fn style() -> impl Strategy<Value = EditStyle> {
+            prop_oneof![
+                Just(EditStyle::SearchReplace),
+                Just(EditStyle::WholeFile),
+                Just(EditStyle::UnifiedDiff),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(128))]
+
+            /// Every answer of the request's shape, whatever the length of its texts and the
+            /// number of its actions, passes the compact schema; filled in, the protocol's own
+            /// validation accepts it too (so the generated answers are valid plans).
+            #[test]
+            fn every_valid_answer_passes_the_compact_schema(
+                (style, apply, v) in (style(), any::<bool>())
+                    .prop_flat_map(|(s, a)| (Just(s), Just(a), answer(s, a)))
+            ) {
+                let shape = RequestShape {
+                    apply,
+                    edit: style,
+                    files: FILES.iter().map(|f| (*f).to_owned()).collect(),
+                    delete: true,
+                    ..RequestShape::default()
+                };
+                let schema = compact_schema(&shape);
+                let validator = jsonschema::draft7::new(&schema).unwrap();
+                let errors: Vec<String> =
+                    validator.iter_errors(&v).map(|e| e.to_string()).collect();
+                prop_assert!(errors.is_empty(), "{errors:?}\n{v}");
+                if style == EditStyle::SearchReplace {
+                    let sent: BTreeMap<String, String> =
+                        FILES.iter().map(|f| ((*f).to_owned(), "ab".repeat(32))).collect();
+                    let filled = fill_in(&v.to_string(), &sent);
+                    let parsed = crate::parse_response(&filled, ProtocolVersion::V3);
+                    prop_assert!(
+                        parsed.is_ok() || v["actions"].as_array().is_some_and(|a| a.len() > crate::MAX_ACTIONS),
+                        "{parsed:?}\n{filled}"
+                    );
+                }
+            }
+        }
     }
 }

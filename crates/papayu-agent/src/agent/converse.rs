@@ -8,7 +8,7 @@ use papayu_llm::{ChatRequest, Completion, LlmError, Message, ProviderKind, repai
 use papayu_memory::PatchReport;
 use papayu_protocol::{
     ContextRequest, EditStyle, ErrorCode, ProtocolVersion, RequestShape, Response, Violation,
-    fill_in, parse_response, request_schema,
+    fill_in, parse_response,
 };
 use papayu_validate::{Mode, RelPath};
 use tracing::Instrument as _;
@@ -119,10 +119,15 @@ impl Agent {
     }
 
     /// The edit style answers are narrowed to under `version`, when they are: the in-process
-    /// model decodes under a grammar made for each request (issue #16); a network provider
-    /// keeps its structured-output ladder.
+    /// model decodes under a grammar made for each request (issue #16), and so does a model
+    /// server on this machine in strict mode, which then gets the compact schema of the request
+    /// (issue #22: its grammar from the full schema decodes too slowly); a hosted provider keeps
+    /// its structured-output ladder.
     pub(super) fn narrowed_style(&self, version: ProtocolVersion) -> Option<EditStyle> {
-        if self.provider.info().kind != ProviderKind::Local {
+        let info = self.provider.info();
+        let narrowed = info.kind == ProviderKind::Local
+            || (self.config.strict_json && papayu_llm::is_loopback_endpoint(&info.endpoint));
+        if !narrowed {
             return None;
         }
         let style = self.config.local_edit_style;
@@ -282,7 +287,7 @@ impl Agent {
                 .protocol(call.version)
                 .strict(self.config.strict_json);
             if let Some(shape) = &shape {
-                request = request.answer_schema(request_schema(shape));
+                request = request.shaped(shape.clone());
             }
             let input_chars = request.input_chars();
             call.trace.input_chars = input_chars;

@@ -16,6 +16,10 @@ pub struct Args {
     /// Only check the configuration; send no request.
     #[arg(long)]
     pub offline: bool,
+    /// Also measure each provider's decode speed without a schema, under the whole schema and
+    /// under a compact one, and recommend a strict mode (three more requests).
+    #[arg(long, conflicts_with = "offline")]
+    pub speed: bool,
 }
 
 /// Which confinement check and test commands get (DECISIONS D25), as JSON with a `describe`
@@ -139,6 +143,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     let options = DoctorOptions {
         probe: !args.offline,
         protocol: config.effective_protocol(),
+        measure_decode: args.speed,
         ..DoctorOptions::default()
     };
     let report = runtime()?.block_on(doctor(&providers, &CapabilityCache::default(), &options));

@@ -143,6 +143,41 @@ pub fn capture_events() -> (Events, tracing::subscriber::DefaultGuard) {
     (events, guard)
 }
 
+/// Read one HTTP/1.1 request off `socket` and return its body (of `content-length` bytes).
+pub async fn read_request(socket: &mut tokio::net::TcpStream) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let mut tmp = [0u8; 8192];
+    loop {
+        let n = socket.read(&mut tmp).await.unwrap();
+        assert!(n > 0, "client closed before sending its request");
+        buf.extend_from_slice(&tmp[..n]);
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+            let len: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map(|v| v.trim().parse().unwrap())
+                .unwrap_or(0);
+            while buf.len() < end + 4 + len {
+                let n = socket.read(&mut tmp).await.unwrap();
+                buf.extend_from_slice(&tmp[..n]);
+            }
+            return buf[end + 4..end + 4 + len].to_vec();
+        }
+    }
+}
+
+/// The JSON bodies of every request `server` received, in order.
+pub async fn sent_bodies(server: &wiremock::MockServer) -> Vec<Value> {
+    server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.body_json().unwrap())
+        .collect()
+}
+
 /// A one-connection HTTP server that answers with `chunks`, each written and flushed
 /// separately (chunked transfer encoding), so the client sees the exact chunk boundaries.
 /// Returns the base URI and a handle yielding the request body.
@@ -154,26 +189,7 @@ pub async fn chunk_server(
     let uri = format!("http://{}", listener.local_addr().unwrap());
     let handle = tokio::spawn(async move {
         let (mut socket, _) = listener.accept().await.unwrap();
-        let mut buf = Vec::new();
-        let mut tmp = [0u8; 8192];
-        let body = loop {
-            let n = socket.read(&mut tmp).await.unwrap();
-            assert!(n > 0, "client closed before sending its request");
-            buf.extend_from_slice(&tmp[..n]);
-            if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
-                let len: usize = head
-                    .lines()
-                    .find_map(|l| l.strip_prefix("content-length:"))
-                    .map(|v| v.trim().parse().unwrap())
-                    .unwrap_or(0);
-                while buf.len() < end + 4 + len {
-                    let n = socket.read(&mut tmp).await.unwrap();
-                    buf.extend_from_slice(&tmp[..n]);
-                }
-                break buf[end + 4..end + 4 + len].to_vec();
-            }
-        };
+        let body = read_request(&mut socket).await;
         let head = format!(
             "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n"
         );
