@@ -311,8 +311,24 @@ fn seed_pipelines_count_compact_trace_lines() {
     let mut set = vec![
         trace("PLAN", None, None, 1, 0, 0, 0),
         trace("APPLY", None, None, 1, 0, 0, 0),
-        trace("APPLY", Some(ErrorCode::PatchApplyFailed), Some(false), 1, 0, 0, 0),
-        trace("APPLY", Some(ErrorCode::PatchApplyFailed), Some(false), 1, 0, 0, 0),
+        trace(
+            "APPLY",
+            Some(ErrorCode::PatchApplyFailed),
+            Some(false),
+            1,
+            0,
+            0,
+            0,
+        ),
+        trace(
+            "APPLY",
+            Some(ErrorCode::PatchApplyFailed),
+            Some(false),
+            1,
+            0,
+            0,
+            0,
+        ),
         trace("APPLY", Some(ErrorCode::NonUtf8File), None, 1, 0, 0, 0),
         trace("APPLY", None, Some(true), 1, 0, 0, 0),
     ];
@@ -368,9 +384,15 @@ fn seed_pipelines_count_compact_trace_lines() {
     );
     // The seed's jq line reads whole documents, so it works either way; it is checked where
     // jq is installed (it is not part of POSIX, unlike grep, sort, uniq and wc).
-    if std::process::Command::new("jq").arg("--version").output().is_ok() {
+    if std::process::Command::new("jq")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
         assert_eq!(
-            n(r#"jq -s '[.[] | select(.event=="LLM_PLAN_OK" and .protocol_repair_attempt==0)] | length' *.json"#),
+            n(
+                r#"jq -s '[.[] | select(.event=="LLM_PLAN_OK" and .protocol_repair_attempt==0)] | length' *.json"#
+            ),
             "2"
         );
     }

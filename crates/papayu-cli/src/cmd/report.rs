@@ -6,6 +6,7 @@ use anyhow::Result;
 use camino::Utf8PathBuf;
 use papayu_agent::report::{parse_since, report};
 
+use crate::cmd::report_verdict;
 use crate::cmd::session::{print_json, report_agent_error};
 use crate::exit::{Exit, UsageError};
 use crate::global::Global;
@@ -16,6 +17,10 @@ pub struct Args {
     /// Only traces newer than this (`30m`, `12h`, `7d`, `2w`).
     #[arg(long, value_name = "AGE")]
     pub since: Option<String>,
+    /// Also ask the configured provider for its weekly proposals (checked against
+    /// `schemas/llm_weekly_report_schema.json`).
+    #[arg(long)]
+    pub proposals: bool,
 }
 
 /// Compute and print the report.
@@ -35,8 +40,16 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         .unwrap_or(0);
     match report(&root, since, now_ms) {
         Ok(r) => {
+            let proposals = if args.proposals {
+                Some(report_verdict::proposals(&r, global)?)
+            } else {
+                None
+            };
             if global.json {
-                print_json(&r)?;
+                print_json(&report_verdict::WeeklyDoc {
+                    report: &r,
+                    proposals: proposals.as_ref(),
+                })?;
             } else {
                 let text = serde_json::to_string_pretty(&r)?;
                 println!(
@@ -47,6 +60,10 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
                         .unwrap_or_default()
                 );
                 println!("{text}");
+                print!("{}", report_verdict::render_weekly(&r));
+                if let Some(p) = &proposals {
+                    print!("{}", report_verdict::render_proposals(p));
+                }
             }
             Ok(Exit::Ok)
         }
