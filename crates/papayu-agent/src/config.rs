@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::str::FromStr;
 use std::time::Duration;
 
+use camino::Utf8PathBuf;
 use papayu_context::ContextConfig;
 use papayu_llm::{ProviderConfig, ProviderEntry, ProviderKind};
 use papayu_protocol::{ErrorCode, ProtocolVersion, schema_hash};
@@ -162,6 +163,10 @@ pub struct AgentConfig {
     /// The active virtual environment (`VIRTUAL_ENV`, read by the frontend), shown to the model
     /// in the `env` block.
     pub virtual_env: Option<String>,
+    /// The original papa-yu app's `preferences.json` (not an environment variable: the frontend
+    /// knows the platform's data directory); its values fill the user preferences papayu's own
+    /// file leaves unset (`Memory::fill_from_original_user_prefs`).
+    pub original_user_prefs: Option<Utf8PathBuf>,
 }
 
 impl Default for AgentConfig {
@@ -196,6 +201,7 @@ impl Default for AgentConfig {
             sandbox_enabled: true,
             sandbox: papayu_patch::Sandbox::default(),
             virtual_env: None,
+            original_user_prefs: None,
         }
     }
 }
@@ -505,6 +511,7 @@ impl AgentConfig {
             },
             sandbox: d.sandbox,
             virtual_env: d.virtual_env,
+            original_user_prefs: d.original_user_prefs,
         })
     }
 

@@ -152,6 +152,7 @@ pub fn agent_config(global: &Global) -> Result<AgentConfig> {
     }
     config.sandbox = sandbox(&config);
     config.virtual_env = virtual_env();
+    config.original_user_prefs = crate::cmd::memory::original_user_prefs();
     Ok(config)
 }
 
