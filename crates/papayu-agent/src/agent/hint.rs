@@ -156,7 +156,7 @@ mod tests {
     #[test]
     fn hints_name_only_missing_texts_of_sent_unchanged_files() {
         let dir = tempfile::tempdir().unwrap();
-        let root = camino::Utf8Path::from_path(dir.path()).unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
         fs_err::write(root.join("calc.py"), CALC).unwrap();
         let sent = BTreeMap::from([("calc.py".to_owned(), sha256_hex(CALC.as_bytes()))]);
         let answer = r#"{"actions":[{"kind":"EDIT_FILE","path":"calc.py","edits":[{"op":"replace","anchor":"def add(a, b):\n    return a - b","before":"def add(a, b):\n    return a - b","after":"x"}]}]}"#;

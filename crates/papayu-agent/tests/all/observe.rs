@@ -308,7 +308,7 @@ fn pipeline(dir: &camino::Utf8Path, script: &str) -> String {
 fn seed_pipelines_count_compact_trace_lines() {
     let dir = tempfile::tempdir().unwrap();
     let root = camino::Utf8Path::from_path(dir.path()).unwrap();
-    let mut set = vec![
+    let mut set = [
         trace("PLAN", None, None, 1, 0, 0, 0),
         trace("APPLY", None, None, 1, 0, 0, 0),
         trace(
