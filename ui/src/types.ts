@@ -48,6 +48,7 @@ export interface PlanView {
   risks: string[];
   verification: string[];
   commands_to_run: string[];
+  rollback?: string[];
   unanswered_context_requests: unknown[];
   context_rounds: number;
   repaired: boolean;
@@ -126,6 +127,7 @@ export interface PreviewView {
   memory: unknown;
   commands_to_run: string[];
   verification: string[];
+  rollback?: string[];
   trace_file: string | null;
 }
 

@@ -61,19 +61,31 @@ fn workspace_root() -> PathBuf {
 fn codegen(root: &Path, check: bool) -> Result<()> {
     let dir = root.join("crates/papayu-protocol/schemas");
     let mut stale = Vec::new();
-    for version in ProtocolVersion::ALL {
-        for variant in [SchemaVariant::Normal, SchemaVariant::Strict] {
-            let path = dir.join(schema::file_name(version, variant));
-            let want = schema::render(version, variant);
-            let have = std::fs::read_to_string(&path).unwrap_or_default();
-            if have != want {
-                if check {
-                    stale.push(path.display().to_string());
-                } else {
-                    std::fs::write(&path, want)
-                        .with_context(|| format!("writing {}", path.display()))?;
-                    println!("wrote {}", path.display());
-                }
+    let weekly = (
+        papayu_protocol::WEEKLY_SCHEMA_FILE,
+        papayu_protocol::render_weekly_schema(),
+    );
+    let files = ProtocolVersion::ALL
+        .into_iter()
+        .flat_map(|version| {
+            [SchemaVariant::Normal, SchemaVariant::Strict].map(|variant| {
+                (
+                    schema::file_name(version, variant),
+                    schema::render(version, variant),
+                )
+            })
+        })
+        .chain([weekly]);
+    for (name, want) in files {
+        let path = dir.join(name);
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        if have != want {
+            if check {
+                stale.push(path.display().to_string());
+            } else {
+                std::fs::write(&path, want)
+                    .with_context(|| format!("writing {}", path.display()))?;
+                println!("wrote {}", path.display());
             }
         }
     }

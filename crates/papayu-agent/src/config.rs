@@ -234,6 +234,10 @@ pub struct AgentConfig {
     /// The active virtual environment (`VIRTUAL_ENV`, read by the frontend), shown to the model
     /// in the `env` block.
     pub virtual_env: Option<String>,
+    /// The original papa-yu app's `preferences.json` (not an environment variable: the frontend
+    /// knows the platform's data directory); its values fill the user preferences papayu's own
+    /// file leaves unset (`Memory::fill_from_original_user_prefs`).
+    pub original_user_prefs: Option<Utf8PathBuf>,
 }
 
 impl Default for AgentConfig {
@@ -268,6 +272,7 @@ impl Default for AgentConfig {
             sandbox_enabled: true,
             sandbox: papayu_patch::Sandbox::default(),
             virtual_env: None,
+            original_user_prefs: None,
         }
     }
 }
@@ -577,6 +582,7 @@ impl AgentConfig {
             },
             sandbox: d.sandbox,
             virtual_env: d.virtual_env,
+            original_user_prefs: d.original_user_prefs,
         })
     }
 

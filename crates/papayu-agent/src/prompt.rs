@@ -76,12 +76,16 @@ existing file with the COMPLETE new content. Never elide parts with placeholders
         ),
         ProtocolVersion::V2 => s.push_str(
             "- {\"kind\":\"PATCH_FILE\",\"path\":\"<relative path>\",\"base_sha256\":\"<64 hex>\",\"patch\":\"<unified diff>\"} \
-changes an EXISTING file. This is the only way to change an existing file in v2 \
+changes an EXISTING file. It and REPLACE_RANGE are the only ways to change an existing file in v2 \
 (UPDATE_FILE on an existing file is rejected with ERR_V2_UPDATE_EXISTING_FORBIDDEN). \
-\"base_sha256\" is copied exactly from the FILE[path] (sha256=...) header of the context; \
 \"patch\" is a unified diff with @@ -a,b +c,d @@ hunks whose lines start with ' ', '+' or '-', \
 with 1-3 lines of unchanged context around each change. Keep patches minimal: no reformatting, no \
 line-ending changes.\n\
+- {\"kind\":\"REPLACE_RANGE\",\"path\":\"<relative path>\",\"base_sha256\":\"<64 hex>\",\"start_line\":<n>,\
+\"end_line\":<m>,\"content\":\"<replacement lines>\"} replaces lines n..=m (1-based, inclusive) of an \
+EXISTING file; use it when a unified diff would be awkward. The line numbers are those of the file as sent.\n\
+For PATCH_FILE and REPLACE_RANGE, \"base_sha256\" is copied exactly from the FILE[path] \
+(sha256=...) header of the context.\n\
 - {\"kind\":\"UPDATE_FILE\",\"path\":\"<relative path>\",\"content\":\"<full content>\"} only for a file that does \
 not exist yet.\n",
         ),

@@ -258,7 +258,9 @@ pub fn redact_value(value: &mut Value) {
     }
 }
 
-/// Write `trace` to `.papa-yu/traces/<trace_id>.json` atomically, redacted.
+/// Write `trace` to `.papa-yu/traces/<trace_id>.json` atomically, redacted, as one compact
+/// JSON line (seed 001's weekly pipelines grep for `"protocol_fallback_attempted":true` and
+/// count matching lines, which a pretty-printed file defeats; `papayu trace show` pretty-prints).
 ///
 /// Fixture files whose path is protected (papayu-validate's built-in list: `.env`, `.npmrc`,
 /// keys, …) are left out whole: an answer may name such a file, but its content is never
@@ -279,10 +281,11 @@ pub fn write_trace(root: &Utf8Path, trace: &TraceRecord) -> Result<Utf8PathBuf, 
         });
     }
     redact_value(&mut value);
-    let bytes = serde_json::to_vec_pretty(&value).map_err(|e| AgentError::State {
+    let mut bytes = serde_json::to_vec(&value).map_err(|e| AgentError::State {
         path: path.clone(),
         message: e.to_string(),
     })?;
+    bytes.push(b'\n');
     write_atomic(&path, &bytes)?;
     Ok(path)
 }

@@ -11,7 +11,8 @@ mod value;
 pub use block::MAX_BLOCK_BYTES;
 pub use error::MemoryError;
 pub use memory::{
-    AppliedKey, Memory, PROJECT_PREFS_FILE, PatchReport, PatchTrigger, RejectedKey, USER_PREFS_FILE,
+    AppliedKey, Memory, ORIGINAL_USER_PREFS_FILE, PROJECT_PREFS_FILE, PatchReport, PatchTrigger,
+    RejectedKey, USER_PREFS_FILE,
 };
 pub use prefs::{OutputFormat, PreferredStyle, ProjectPrefs, RiskTolerance, UserPrefs};
 pub use remember::remember_requested;

@@ -18,6 +18,10 @@ pub const USER_PREFS_FILE: &str = "papayu/preferences.json";
 /// Where the project preferences live, relative to the project root.
 pub const PROJECT_PREFS_FILE: &str = ".papa-yu/project.json";
 
+/// Where the original papa-yu app kept the operator's preferences, under the platform's
+/// application data directory (seed 000: `app_data_dir()/papa-yu/preferences.json`).
+pub const ORIGINAL_USER_PREFS_FILE: &str = "papa-yu/preferences.json";
+
 /// The user and project preferences of one papayu run.
 ///
 /// Changes made with [`set`](Self::set) and [`unset`](Self::unset) stay in memory until
@@ -132,6 +136,47 @@ impl Memory {
             user_dirty: false,
             project_dirty: false,
         })
+    }
+
+    /// Take the user preferences papayu's own file leaves unset from the original papa-yu
+    /// app's `preferences.json` at `file` ([`ORIGINAL_USER_PREFS_FILE`] under its data
+    /// directory): the lowest-priority source. Each value is validated like a `memory_patch`
+    /// value; one papayu cannot use (the original took free-form styles such as "коротко, по
+    /// делу"), an unknown field, or a file that is not a JSON object is skipped, since the file
+    /// belongs to another program. Returns the dotted keys taken. Nothing is written: the
+    /// values reach papayu's own file only when a later change of the user preferences saves it.
+    pub fn fill_from_original_user_prefs(
+        &mut self,
+        file: &Utf8Path,
+    ) -> Result<Vec<String>, MemoryError> {
+        let text = match fs_err::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => {
+                return Err(MemoryError::Io {
+                    path: file.to_owned(),
+                    source: e,
+                });
+            }
+        };
+        let Ok(Value::Object(original)) = serde_json::from_str::<Value>(&text) else {
+            return Ok(Vec::new());
+        };
+        let mut taken = Vec::new();
+        for (key, field, kind) in section_fields::<UserPrefs>() {
+            if self.user.get(field).is_some() {
+                continue;
+            }
+            let Some(raw) = original.get(field) else {
+                continue;
+            };
+            if let Ok(typed) = validate(key, kind, raw)
+                && self.user.assign(field, typed).is_ok()
+            {
+                taken.push(key.to_owned());
+            }
+        }
+        Ok(taken)
     }
 
     /// The user preferences.

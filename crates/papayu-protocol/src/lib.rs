@@ -6,6 +6,7 @@ mod parse;
 mod request_schema;
 pub mod schema;
 mod types;
+mod weekly;
 
 pub use error_code::{ErrorCode, UnknownErrorCode};
 pub use parse::{
@@ -20,4 +21,8 @@ pub use types::{
     ACTION_FIELDS, Action, ActionKind, ContextRequest, Edit, EditOp, MEMORY_PATCH_KEYS,
     MemoryValueKind, PlanStep, ProposedChanges, ProtocolVersion, ROOT_FIELDS, Response,
     ResponseMode,
+};
+pub use weekly::{
+    MAX_PROPOSALS, Proposal, ProposalKind, WEEKLY_SCHEMA_FILE, WeeklyProposals,
+    parse_weekly_proposals, render_weekly_schema, weekly_schema, weekly_schema_text,
 };

@@ -408,10 +408,10 @@ fn schema_errors(
 fn unknown_kind_message(kind: &Value, version: ProtocolVersion) -> String {
     let allowed: Vec<&str> = version.kinds().iter().map(ActionKind::as_str).collect();
     let needs = match kind.as_str().map(ActionKind::parse) {
-        Some(k @ (ActionKind::EditFile | ActionKind::ReplaceRange)) => {
-            format!(" ({k} needs protocol v3)")
+        Some(k @ ActionKind::EditFile) => format!(" ({k} needs protocol v3)"),
+        Some(k @ (ActionKind::PatchFile | ActionKind::ReplaceRange)) => {
+            format!(" ({k} needs protocol v2 or v3)")
         }
-        Some(k @ ActionKind::PatchFile) => format!(" ({k} needs protocol v2 or v3)"),
         _ => String::new(),
     };
     format!(

@@ -119,6 +119,8 @@ fn action_normal(version: ProtocolVersion) -> Value {
             "edits".into(),
             json!({ "type": "array", "maxItems": MAX_EDITS, "items": { "$ref": "#/definitions/edit" } }),
         );
+    }
+    if version.allows(&ActionKind::ReplaceRange) {
         props.insert(
             "start_line".into(),
             json!({ "type": "integer", "minimum": 1 }),
@@ -328,6 +330,8 @@ fn strict(version: ProtocolVersion) -> Value {
             "edits".into(),
             nullable(json!({ "type": "array", "items": edit })),
         );
+    }
+    if version.allows(&ActionKind::ReplaceRange) {
         action.insert("start_line".into(), json!({ "type": ["integer", "null"] }));
         action.insert("end_line".into(), json!({ "type": ["integer", "null"] }));
     }

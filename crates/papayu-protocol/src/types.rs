@@ -11,10 +11,11 @@ use serde_json::Value;
 pub enum ProtocolVersion {
     /// Full-content actions only; root may be an array.
     V1,
-    /// v1 + PATCH_FILE; object root only; unknown root fields rejected.
+    /// v1 + PATCH_FILE and REPLACE_RANGE (seed 001 §B); object root only; unknown root
+    /// fields rejected.
     #[default]
     V2,
-    /// v2 + EDIT_FILE and REPLACE_RANGE.
+    /// v2 + EDIT_FILE.
     V3,
 }
 
@@ -46,7 +47,13 @@ impl ProtocolVersion {
         use ActionKind::*;
         const V1: &[ActionKind] = &[CreateFile, CreateDir, UpdateFile, DeleteFile, DeleteDir];
         const V2: &[ActionKind] = &[
-            CreateFile, CreateDir, UpdateFile, DeleteFile, DeleteDir, PatchFile,
+            CreateFile,
+            CreateDir,
+            UpdateFile,
+            DeleteFile,
+            DeleteDir,
+            PatchFile,
+            ReplaceRange,
         ];
         const V3: &[ActionKind] = &[
             CreateFile,
@@ -115,7 +122,7 @@ pub enum ActionKind {
     PatchFile,
     /// Apply anchored search/replace edits (v3).
     EditFile,
-    /// Replace a 1-based inclusive line range (v3).
+    /// Replace a 1-based inclusive line range (v2+).
     ReplaceRange,
     /// A kind string papayu does not know; empty when `kind` was missing.
     Unknown(String),
@@ -474,6 +481,22 @@ impl Response {
         } else {
             "/actions"
         }
+    }
+
+    /// Every command the model suggests running: root `commands_to_run`, then
+    /// `proposed_changes.commands_to_run` (seed 002's fix-plan puts them there), each once.
+    pub fn commands(&self) -> Vec<String> {
+        let proposed = self
+            .proposed_changes
+            .iter()
+            .flat_map(|p| p.commands_to_run.iter());
+        let mut out: Vec<String> = Vec::new();
+        for c in self.commands_to_run.iter().chain(proposed) {
+            if !out.contains(c) {
+                out.push(c.clone());
+            }
+        }
+        out
     }
 
     /// Whether the summary declares that nothing needs to change (`NO_CHANGES:` prefix).

@@ -206,6 +206,11 @@ export function PreviewPanel({
           The model suggests running: <code>{preview.commands_to_run.join(' ; ')}</code>
         </p>
       )}
+      {(preview.rollback ?? []).length > 0 && (
+        <p className="muted">
+          To roll back by hand, the model says: {(preview.rollback ?? []).join(' ; ')}
+        </p>
+      )}
       <div className="row">
         <button className="primary" disabled={busy || !req.ok} onClick={() => req.ok && onApply(req.request)}>
           Apply {sel.rows.filter((r) => !r.blocked && sel.selected.has(r.index)).length} action(s)

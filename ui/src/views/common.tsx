@@ -110,7 +110,7 @@ function List({ title, items }: { title: string; items: string[] }) {
   );
 }
 
-/** Summary, steps, risks, questions, verification, and the context that was sent / dropped. */
+/** Summary, steps, risks, questions, verification, commands, rollback, and the context that was sent / dropped. */
 export function PlanDetails({ plan }: { plan: PlanView }) {
   const ctx = plan.context;
   return (
@@ -149,6 +149,7 @@ export function PlanDetails({ plan }: { plan: PlanView }) {
           <pre>{plan.commands_to_run.join('\n')}</pre>
         </>
       )}
+      <List title="Rollback" items={plan.rollback ?? []} />
       {plan.unanswered_context_requests?.length > 0 && (
         <p className="muted">
           {plan.unanswered_context_requests.length} context request(s) were left unanswered (the round cap was reached):{' '}

@@ -86,7 +86,10 @@ impl Agent {
                 });
             }
         };
-        let memory = Memory::load(config_dir, &root)?;
+        let mut memory = Memory::load(config_dir, &root)?;
+        if let Some(original) = &config.original_user_prefs {
+            memory.fill_from_original_user_prefs(original)?;
+        }
         let mut ctx = config.context_config();
         ctx.policy = policy.clone();
         ctx.log_files = memory.project().log_files().clone();

@@ -243,8 +243,10 @@ pub struct PlanOutcome {
     pub risks: Vec<String>,
     /// How to verify.
     pub verification: Vec<String>,
-    /// Commands the model suggests.
+    /// Commands the model suggests (root and `proposed_changes.commands_to_run`).
     pub commands_to_run: Vec<String>,
+    /// How to undo the change by hand, as the model describes it (`rollback[]`).
+    pub rollback: Vec<String>,
     /// Context requests still open when the round cap was reached.
     pub unanswered_context_requests: Vec<ContextRequest>,
     /// Extra context rounds used.
@@ -364,10 +366,12 @@ pub struct ApplyPreview {
     pub repaired: bool,
     /// What happened to the answer's `memory_patch`.
     pub memory: Option<PatchReport>,
-    /// Commands the model suggests.
+    /// Commands the model suggests (root and `proposed_changes.commands_to_run`).
     pub commands_to_run: Vec<String>,
     /// How to verify.
     pub verification: Vec<String>,
+    /// How to undo the change by hand, as the model describes it (`rollback[]`).
+    pub rollback: Vec<String>,
     /// The trace file, when tracing is on.
     pub trace_file: Option<Utf8PathBuf>,
     #[serde(skip)]

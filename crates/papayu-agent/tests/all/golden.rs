@@ -62,6 +62,8 @@ fn scenarios() -> Vec<Scenario> {
     let env_file = json!({"actions": [{"kind": "CREATE_FILE", "path": ".env", "content": "KEY=1\n"}], "summary": "env"});
     let move_file =
         json!({"actions": [{"kind": "MOVE_FILE", "path": "src/lib.rs"}], "summary": "move"});
+    let range = json!({"actions": [{"kind": "REPLACE_RANGE", "path": "src/lib.rs", "base_sha256": base,
+        "start_line": 2, "end_line": 2, "content": "    42\n"}], "summary": "line 2 returns 42"});
     let plan = |s: &str| vec![read_request("src/lib.rs"), plan_answer(s)];
     let with = |mut head: Vec<Value>, tail: Vec<Value>| {
         head.extend(tail);
@@ -125,6 +127,13 @@ fn scenarios() -> Vec<Scenario> {
                 plan("1) 42"),
                 vec![patch_answer(&"0".repeat(64)), patch_answer(&base)],
             ),
+        },
+        Scenario {
+            name: "replace_range_applied",
+            version: "2",
+            files: vec![("src/lib.rs", lib)],
+            plan_first: true,
+            answers: with(plan("1) 42"), vec![range]),
         },
         Scenario {
             name: "edit_applied",
@@ -250,6 +259,26 @@ fn golden_traces_replay() {
                 .any(|g| g.result.repair_attempted || g.result.protocol_fallback.is_some()),
             "{v}: a repair or fallback"
         );
+    }
+}
+
+/// Golden-trace policy (README): a golden trace records the schema hash of its protocol
+/// version; when a schema changes, that version's golden traces are re-recorded.
+#[test]
+fn golden_traces_carry_the_current_schema_hash() {
+    for v in papayu_protocol::ProtocolVersion::ALL {
+        let dir = golden_root().join(format!("v{}", v.number()));
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = Utf8PathBuf::from_path_buf(e.unwrap().path()).unwrap();
+            let g = load_golden(&path).unwrap();
+            assert_eq!(
+                g.protocol.schema_hash,
+                papayu_protocol::schema_hash(v),
+                "{path} was recorded against another schema: re-record the golden traces \
+                 (cargo nextest run -p papayu-agent --run-ignored only -E 'test(record_golden_traces)'; \
+                 real-model ones with `cargo xtask golden <trace>`)"
+            );
+        }
     }
 }
 

@@ -16,3 +16,4 @@ mod prompts;
 mod secrets;
 mod solve;
 mod support;
+mod weekly;

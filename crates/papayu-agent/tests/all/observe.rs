@@ -150,7 +150,7 @@ async fn raw_output_is_omitted_by_default_and_no_trace_when_off() {
     assert_eq!(project.traces().len(), 1);
 }
 
-fn trace(
+pub(crate) fn trace(
     mode: &str,
     fallback: Option<ErrorCode>,
     repair: Option<bool>,
@@ -290,4 +290,112 @@ fn timeline_buckets_per_utc_day() {
     let recent =
         papayu_agent::report::timeline(&traces, Some(Duration::from_secs(86_400)), 1_000_000_000);
     assert_eq!(recent.len(), 1);
+}
+
+/// Run one shell pipeline of seed 001's weekly report in `dir` with the real grep/sort/uniq.
+fn pipeline(dir: &camino::Utf8Path, script: &str) -> String {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{script}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn seed_pipelines_count_compact_trace_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = camino::Utf8Path::from_path(dir.path()).unwrap();
+    let mut set = [
+        trace("PLAN", None, None, 1, 0, 0, 0),
+        trace("APPLY", None, None, 1, 0, 0, 0),
+        trace(
+            "APPLY",
+            Some(ErrorCode::PatchApplyFailed),
+            Some(false),
+            1,
+            0,
+            0,
+            0,
+        ),
+        trace(
+            "APPLY",
+            Some(ErrorCode::PatchApplyFailed),
+            Some(false),
+            1,
+            0,
+            0,
+            0,
+        ),
+        trace("APPLY", Some(ErrorCode::NonUtf8File), None, 1, 0, 0, 0),
+        trace("APPLY", None, Some(true), 1, 0, 0, 0),
+    ];
+    set[3].repair_injected_paths = vec!["src/a.py".into()];
+    set[5].repair_injected_paths = vec!["src/a.py".into()];
+    set[5].goal = "multi\nline goal with \"quotes\"".into();
+    set[1].event = "LLM_PLAN_ERR".into();
+    for (i, t) in set.iter_mut().enumerate() {
+        t.trace_id = format!("0190c3a2-7b1e-7c4d-9f00-00000000000{i}");
+        papayu_agent::trace::write_trace(root, t).unwrap();
+    }
+    let traces = root.join(papayu_agent::trace::TRACES_DIR);
+    let text = std::fs::read_to_string(traces.join(format!("{}.json", set[5].trace_id))).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    let n = |script: &str| pipeline(&traces, script).trim().to_owned();
+    assert_eq!(
+        n(r#"grep -l '"event":"LLM_PLAN_OK"' *.json 2>/dev/null | wc -l"#),
+        "5"
+    );
+    assert_eq!(
+        n(r#"grep '"protocol_fallback_attempted":true' *.json 2>/dev/null | wc -l"#),
+        "3"
+    );
+    let reasons = pipeline(
+        &traces,
+        r#"grep -oh '"protocol_fallback_reason":"[^"]*"' *.json 2>/dev/null | sort | uniq -c"#,
+    );
+    let reasons: Vec<String> = reasons
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            r#"1 "protocol_fallback_reason":"ERR_NON_UTF8_FILE""#,
+            r#"2 "protocol_fallback_reason":"ERR_PATCH_APPLY_FAILED""#
+        ]
+    );
+    let top = pipeline(
+        &traces,
+        r#"grep -oh '"repair_injected_paths":\[[^]]*\]' *.json 2>/dev/null | sort | uniq -c | sort -rn | head -20"#,
+    );
+    let top: Vec<String> = top
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        top,
+        [
+            r#"4 "repair_injected_paths":[]"#,
+            r#"2 "repair_injected_paths":["src/a.py"]"#
+        ]
+    );
+    // The seed's jq line reads whole documents, so it works either way; it is checked where
+    // jq is installed (it is not part of POSIX, unlike grep, sort, uniq and wc).
+    if std::process::Command::new("jq")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
+        assert_eq!(
+            n(
+                r#"jq -s '[.[] | select(.event=="LLM_PLAN_OK" and .protocol_repair_attempt==0)] | length' *.json"#
+            ),
+            "2"
+        );
+    }
+    let shown = papayu_agent::trace::show_trace(root, &set[5].trace_id).unwrap();
+    assert_eq!(shown.goal, set[5].goal);
 }

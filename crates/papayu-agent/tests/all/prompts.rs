@@ -14,14 +14,14 @@ fn system_prompts() {
                 let p = system_prompt(family, mode, v, "");
                 assert!(p.contains(&format!("LLM_PLAN_SCHEMA_VERSION={}", v.number())));
                 assert!(p.contains(&format!("CURRENT MODE: {}", mode_name(mode))));
-                for k in ["EDIT_FILE", "REPLACE_RANGE"] {
-                    assert_eq!(
-                        p.contains(k),
-                        v == ProtocolVersion::V3,
-                        "{k} in v{}",
-                        v.number()
-                    );
-                }
+                assert_eq!(p.contains("EDIT_FILE"), v == ProtocolVersion::V3);
+                // Seed 001 §B puts REPLACE_RANGE in protocol v2.
+                assert_eq!(
+                    p.contains("REPLACE_RANGE"),
+                    v != ProtocolVersion::V1,
+                    "REPLACE_RANGE in v{}",
+                    v.number()
+                );
                 assert_eq!(p.contains("PATCH_FILE"), v != ProtocolVersion::V1);
                 assert_eq!(
                     p.contains("ERR_V2_UPDATE_EXISTING_FORBIDDEN"),

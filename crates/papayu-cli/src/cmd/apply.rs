@@ -4,6 +4,7 @@ use anyhow::Result;
 use papayu_agent::{Agent, ApplyPreview};
 
 use crate::cmd::apply_plan::print_preview;
+use crate::cmd::plan::titled_lists;
 use crate::cmd::session::{
     ProgressLine, confirm, open_agent, print_json, report_agent_error, runtime,
 };
@@ -52,6 +53,14 @@ pub fn confirm_and_apply(
             println!("  [{}] {} {}", a.index, a.kind, a.path);
         }
         print_preview(&preview.preview);
+        print!(
+            "{}",
+            titled_lists(&[
+                ("Verification", &preview.verification),
+                ("Commands", &preview.commands_to_run),
+                ("Rollback", &preview.rollback),
+            ])
+        );
     }
     if preview.no_changes {
         if global.json {

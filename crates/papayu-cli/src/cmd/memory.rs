@@ -39,7 +39,27 @@ fn load(global: &Global) -> Result<Memory> {
         .map_err(|p| UsageError(format!("project {} is not UTF-8", p.display())))?;
     let config = Utf8PathBuf::from_path_buf(config_dir())
         .map_err(|p| UsageError(format!("config directory {} is not UTF-8", p.display())))?;
-    Memory::load(config, root).map_err(|e| UsageError(e.to_string()).into())
+    let mut memory = Memory::load(config, root).map_err(|e| UsageError(e.to_string()))?;
+    if let Some(original) = original_user_prefs() {
+        memory.fill_from_original_user_prefs(&original)?;
+    }
+    Ok(memory)
+}
+
+/// The original papa-yu app's preferences file (seed 000: `app_data_dir()/papa-yu/
+/// preferences.json`), under `$XDG_DATA_HOME`, else `~/.local/share`.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "frontends read the environment once (SPEC §12)"
+)]
+pub fn original_user_prefs() -> Option<Utf8PathBuf> {
+    let data = match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        Some(dir) => std::path::PathBuf::from(dir),
+        None => std::path::PathBuf::from(std::env::var_os("HOME")?).join(".local/share"),
+    };
+    Utf8PathBuf::from_path_buf(data)
+        .ok()
+        .map(|d| d.join(papayu_memory::ORIGINAL_USER_PREFS_FILE))
 }
 
 /// Show, set or unset.

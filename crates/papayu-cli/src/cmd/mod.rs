@@ -17,6 +17,7 @@ pub mod preview;
 pub mod recover;
 pub mod redo;
 pub mod report;
+pub mod report_verdict;
 pub mod run_goal;
 pub mod sandbox_exec;
 pub mod schema;

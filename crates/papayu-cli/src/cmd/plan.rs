@@ -28,19 +28,16 @@ pub fn print_plan(p: &PlanOutcome) {
     for (i, step) in p.plan.iter().enumerate() {
         println!("  {}. {} — {}", i + 1, step.step, step.details);
     }
-    for (title, items) in [
-        ("Risks", &p.risks),
-        ("Questions", &p.questions),
-        ("Verification", &p.verification),
-        ("Commands", &p.commands_to_run),
-    ] {
-        if !items.is_empty() {
-            println!("{title}:");
-            for item in items {
-                println!("  - {item}");
-            }
-        }
-    }
+    print!(
+        "{}",
+        titled_lists(&[
+            ("Risks", &p.risks),
+            ("Questions", &p.questions),
+            ("Verification", &p.verification),
+            ("Commands", &p.commands_to_run),
+            ("Rollback", &p.rollback),
+        ])
+    );
     if !p.unanswered_context_requests.is_empty() {
         println!(
             "The model still wanted {} more context item(s) after the round limit.",
@@ -55,6 +52,24 @@ pub fn print_plan(p: &PlanOutcome) {
             println!("Did not remember {}: {}", r.key, r.reason);
         }
     }
+}
+
+/// Each non-empty list under its title, one `  - item` line per entry (plan and preview share
+/// it, so a fix-plan's commands and rollback read the same in both).
+pub fn titled_lists(lists: &[(&str, &[String])]) -> String {
+    let mut out = String::new();
+    for (title, items) in lists {
+        if !items.is_empty() {
+            out.push_str(title);
+            out.push_str(":\n");
+            for item in *items {
+                out.push_str("  - ");
+                out.push_str(item);
+                out.push('\n');
+            }
+        }
+    }
+    out
 }
 
 /// Plan; exit 0, or the error's exit code.

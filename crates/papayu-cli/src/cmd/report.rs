@@ -6,6 +6,7 @@ use anyhow::Result;
 use camino::Utf8PathBuf;
 use papayu_agent::report::{DayBucket, Report, parse_since, report_with_timeline};
 
+use crate::cmd::report_verdict;
 use crate::cmd::session::{print_json, report_agent_error};
 use crate::exit::{Exit, UsageError};
 use crate::global::Global;
@@ -17,6 +18,10 @@ pub struct Args {
     /// Only traces newer than this (`30m`, `12h`, `7d`, `2w`).
     #[arg(long, value_name = "AGE")]
     pub since: Option<String>,
+    /// Also ask the configured provider for its weekly proposals (checked against
+    /// `schemas/llm_weekly_report_schema.json`).
+    #[arg(long)]
+    pub proposals: bool,
 }
 
 /// Compute and print the report.
@@ -36,8 +41,16 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         .unwrap_or(0);
     match report_with_timeline(&root, since, now_ms) {
         Ok((r, days)) => {
+            let proposals = if args.proposals {
+                Some(report_verdict::proposals(&r, global)?)
+            } else {
+                None
+            };
             if global.json {
-                let mut doc = serde_json::to_value(&r)?;
+                let mut doc = serde_json::to_value(report_verdict::WeeklyDoc {
+                    report: &r,
+                    proposals: proposals.as_ref(),
+                })?;
                 doc["timeline"] = serde_json::to_value(&days)?;
                 print_json(&doc)?;
             } else {
@@ -55,6 +68,10 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
                     )
                 );
                 print_human(&r, &days);
+                print!("{}", report_verdict::render_weekly(&r));
+                if let Some(p) = &proposals {
+                    print!("{}", report_verdict::render_proposals(p));
+                }
             }
             Ok(Exit::Ok)
         }

@@ -103,6 +103,7 @@ pub fn agent_config(global: &Global) -> Result<AgentConfig> {
     let mut config = crate::layers::agent_config(global)?;
     config.sandbox = sandbox(&config);
     config.virtual_env = virtual_env();
+    config.original_user_prefs = crate::cmd::memory::original_user_prefs();
     Ok(config)
 }
 

@@ -262,3 +262,78 @@ fn invalid_json_and_non_objects_are_invalid_config() {
     assert!(matches!(err, MemoryError::NotAnObject { .. }), "{err:?}");
     assert_eq!(err.code(), ErrorCode::InvalidConfig);
 }
+
+/// `examples/preferences.example.json` and `examples/project.example.json` (seed 000's example
+/// files) load with every field set and nothing papayu would not read.
+#[test]
+fn example_files_are_valid_preferences() {
+    let examples = camino::Utf8Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let u = UserPrefs::load(&examples.join("preferences.example.json")).unwrap();
+    assert!(u.unknown_fields().is_empty(), "{:?}", u.unknown_fields());
+    assert_eq!(u.preferred_style(), Some(PreferredStyle::Brief));
+    assert_eq!(u.ask_budget(), Some(1));
+    assert_eq!(u.risk_tolerance(), Some(RiskTolerance::Medium));
+    assert_eq!(u.default_language(), Some("python"));
+    assert_eq!(u.output_format(), Some(OutputFormat::PlanFirst));
+    let p = ProjectPrefs::load(&examples.join("project.example.json")).unwrap();
+    assert!(p.unknown_fields().is_empty(), "{:?}", p.unknown_fields());
+    assert_eq!(p.default_test_command(), Some("pytest -q"));
+    assert_eq!(p.default_lint_command(), Some("ruff check ."));
+    assert_eq!(p.default_format_command(), Some("ruff format ."));
+    assert_eq!(p.package_manager(), Some("uv"));
+    assert_eq!(p.build_command(), Some("uv build"));
+    assert_eq!(p.src_roots(), Some(&["src".to_owned()][..]));
+    assert_eq!(p.test_roots(), Some(&["tests".to_owned()][..]));
+    assert!(p.ci_notes().is_some());
+    assert_eq!(p.log_files()["app"], "logs/app.log");
+}
+
+/// Seed 000's original app kept `app_data_dir()/papa-yu/preferences.json`: papayu reads it as
+/// the lowest-priority source, value by value, and never writes it.
+#[test]
+fn original_app_preferences_fill_only_what_papayu_leaves_unset() {
+    let d = Dirs::new();
+    d.write_user(r#"{"preferred_style":"verbose"}"#);
+    let data = tempfile::tempdir().unwrap();
+    let data = camino::Utf8Path::from_path(data.path()).unwrap();
+    let original = data.join(papayu_memory::ORIGINAL_USER_PREFS_FILE);
+    let mut m = d.load();
+    assert_eq!(
+        m.fill_from_original_user_prefs(&original).unwrap(),
+        Vec::<String>::new(),
+        "a missing file changes nothing"
+    );
+    std::fs::create_dir_all(original.parent().unwrap()).unwrap();
+    let text = r#"{"preferred_style":"brief","ask_budget":2,"risk_tolerance":"осторожно",
+        "default_language":"python","output_format":"plan_first","theme":"dark"}"#;
+    std::fs::write(&original, text).unwrap();
+    let taken = m.fill_from_original_user_prefs(&original).unwrap();
+    assert_eq!(
+        taken,
+        [
+            "user.ask_budget",
+            "user.default_language",
+            "user.output_format"
+        ]
+    );
+    let u = m.user();
+    assert_eq!(
+        u.preferred_style(),
+        Some(PreferredStyle::Verbose),
+        "papayu's own file wins"
+    );
+    assert_eq!(u.ask_budget(), Some(2));
+    assert_eq!(u.risk_tolerance(), None, "an invalid value is skipped");
+    assert_eq!(u.output_format(), Some(OutputFormat::PlanFirst));
+    assert!(u.unknown_fields().is_empty());
+    assert_eq!(m.save().unwrap(), Vec::<camino::Utf8PathBuf>::new());
+    assert_eq!(std::fs::read_to_string(&original).unwrap(), text);
+    std::fs::write(&original, "not json").unwrap();
+    let mut fresh = d.load();
+    assert!(
+        fresh
+            .fill_from_original_user_prefs(&original)
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -147,6 +147,26 @@ fn edit_file_is_v3_only_with_a_pointer() {
 }
 
 #[test]
+fn replace_range_is_v2_and_v3_with_its_own_fields() {
+    // Seed 001 §B: REPLACE_RANGE is part of protocol v2.
+    let text = r#"{"actions":[{"kind":"REPLACE_RANGE","path":"src/a.rs","start_line":2,"end_line":3,
+        "content":"x\n","base_sha256":"00"}],"summary":"range"}"#;
+    check(text, V2, Ok(1));
+    check(text, V3, Ok(1));
+    check(
+        text,
+        V1,
+        Err((ErrorCode::UnknownKind, Some("/actions/0/kind"))),
+    );
+    let err = parse_response(text, V1).unwrap_err();
+    assert!(err.to_string().contains("needs protocol v2 or v3"), "{err}");
+    let r = parse_response(text, V2).unwrap();
+    let a = &r.effective_actions()[0];
+    assert_eq!(a.kind, ActionKind::ReplaceRange);
+    assert_eq!((a.start_line, a.end_line), (Some(2), Some(3)));
+}
+
+#[test]
 fn unknown_and_missing_kinds() {
     check(
         r#"{"actions":[{"kind":"MOVE_FILE","path":"a"}]}"#,

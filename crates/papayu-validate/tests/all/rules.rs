@@ -51,6 +51,18 @@ fn kinds() {
     let patch =
         json!({"kind": "PATCH_FILE", "path": "src/lib.rs", "patch": DIFF, "base_sha256": SHA});
     check(&one(patch.clone()), &v2(), &[]);
+    // Seed 001 §B: REPLACE_RANGE is a v2 kind, with its own fields only.
+    let range = json!({"kind": "REPLACE_RANGE", "path": "src/a.rs", "start_line": 1, "end_line": 2,
+        "content": "x\n", "base_sha256": SHA});
+    check(&one(range.clone()), &v2(), &[]);
+    let mut foreign = range.clone();
+    foreign["patch"] = json!(DIFF);
+    check(&one(foreign), &v2(), &["0:ERR_FIELD_NOT_ALLOWED"]);
+    check(
+        &json!([range]).to_string(),
+        &Context::new(ProtocolVersion::V1),
+        &["0:ERR_UNKNOWN_KIND"],
+    );
     check(
         &json!([patch]).to_string(),
         &Context::new(ProtocolVersion::V1),

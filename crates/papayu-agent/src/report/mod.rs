@@ -1,4 +1,13 @@
-//! `papayu report` (SPEC §10): metrics computed from the trace files.
+//! `papayu report` (SPEC §10, seed 001's weekly report): metrics computed from the trace files,
+//! the graduation verdict and the model's weekly proposals. Reads traces; writes nothing.
+
+mod graduation;
+mod proposals;
+
+pub use graduation::{
+    Criterion, GRADUATION_MAX_RATE, GRADUATION_WINDOW, Graduation, Verdict, graduation,
+};
+pub use proposals::{ProposalsOutcome, request_weekly_proposals, weekly_request};
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -34,6 +43,11 @@ pub struct Report {
     pub fallback_rate_excluding_non_utf8: Option<f64>,
     /// Fallbacks per reason code.
     pub fallback_reasons: BTreeMap<String, usize>,
+    /// Fallbacks per stage where the answer was rejected (`schema`, `validate`, `preview`).
+    pub fallback_stages: BTreeMap<String, usize>,
+    /// Paths whose `base_sha256` the repair round injected most often (at most
+    /// [`TOP_PATHS`], most frequent first, ties by path).
+    pub top_repair_injected_paths: Vec<PathCount>,
     /// Calls that used the repair round.
     pub repair_count: usize,
     /// Calls whose repaired answer was accepted.
@@ -50,13 +64,45 @@ pub struct Report {
     pub context_p95_chars: Option<usize>,
     /// Context cache hits over hits + misses, over all calls.
     pub cache_hit_rate: Option<f64>,
+    /// Seed 001's verdict over the last 100 APPLY calls (regardless of `since`).
+    pub graduation: Graduation,
+}
+
+/// How many paths [`Report::top_repair_injected_paths`] keeps.
+pub const TOP_PATHS: usize = 20;
+
+/// A path and how often it occurred.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PathCount {
+    /// Project-relative path.
+    pub path: String,
+    /// Occurrences.
+    pub count: usize,
+}
+
+fn top_paths<'a>(paths: impl Iterator<Item = &'a String>) -> Vec<PathCount> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in paths {
+        *counts.entry(p).or_insert(0) += 1;
+    }
+    let mut top: Vec<PathCount> = counts
+        .into_iter()
+        .map(|(path, count)| PathCount {
+            path: path.to_owned(),
+            count,
+        })
+        .collect();
+    top.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.path.cmp(&b.path)));
+    top.truncate(TOP_PATHS);
+    top
 }
 
 fn ratio(n: usize, d: usize) -> Option<f64> {
     (d > 0).then(|| n as f64 / d as f64)
 }
 
-/// Compute the metrics over `traces`, keeping those created at or after `now_ms - since`.
+/// Compute the metrics over `traces`, keeping those created at or after `now_ms - since`; the
+/// graduation verdict looks at the newest APPLY calls of all of `traces`.
 pub fn compute(traces: &[TraceRecord], since: Option<Duration>, now_ms: u64) -> Report {
     let cutoff = since.map(|s| now_ms.saturating_sub(s.as_millis() as u64));
     let ts: Vec<&TraceRecord> = traces
@@ -73,9 +119,13 @@ pub fn compute(traces: &[TraceRecord], since: Option<Duration>, now_ms: u64) -> 
         .filter(|t| t.protocol_fallback_reason == Some(ErrorCode::NonUtf8File))
         .count();
     let mut fallback_reasons = BTreeMap::new();
+    let mut fallback_stages = BTreeMap::new();
     for t in &fallbacks {
         if let Some(r) = t.protocol_fallback_reason {
             *fallback_reasons.entry(r.as_str().to_owned()).or_insert(0) += 1;
+        }
+        if let Some(s) = t.protocol_fallback_stage {
+            *fallback_stages.entry(s.as_str().to_owned()).or_insert(0) += 1;
         }
     }
     let repair_count = ts.iter().filter(|t| t.protocol_repair_attempt > 0).count();
@@ -126,6 +176,10 @@ pub fn compute(traces: &[TraceRecord], since: Option<Duration>, now_ms: u64) -> 
             applies.len() - non_utf8,
         ),
         fallback_reasons,
+        fallback_stages,
+        top_repair_injected_paths: top_paths(
+            ts.iter().flat_map(|t| t.repair_injected_paths.iter()),
+        ),
         repair_count,
         repair_success_count,
         repair_success_rate: ratio(repair_success_count, repair_count),
@@ -134,6 +188,7 @@ pub fn compute(traces: &[TraceRecord], since: Option<Duration>, now_ms: u64) -> 
         context_avg_chars,
         context_p95_chars,
         cache_hit_rate: (hits + misses > 0).then(|| hits as f64 / (hits + misses) as f64),
+        graduation: graduation(traces),
     }
 }
 
