@@ -54,23 +54,34 @@ fn workspace_root() -> PathBuf {
         .unwrap_or_default()
 }
 
-/// Regenerate `schemas/*.json` from papayu-protocol's generator; `--check` fails on drift.
+/// Regenerate `schemas/*.json` (the response schemas and the agent-sync schema) from
+/// papayu-protocol's generators; `--check` fails on drift.
 fn codegen(root: &Path, check: bool) -> Result<()> {
     let dir = root.join("crates/papayu-protocol/schemas");
-    let mut stale = Vec::new();
+    let mut files = Vec::new();
     for version in ProtocolVersion::ALL {
         for variant in [SchemaVariant::Normal, SchemaVariant::Strict] {
-            let path = dir.join(schema::file_name(version, variant));
-            let want = schema::render(version, variant);
-            let have = std::fs::read_to_string(&path).unwrap_or_default();
-            if have != want {
-                if check {
-                    stale.push(path.display().to_string());
-                } else {
-                    std::fs::write(&path, want)
-                        .with_context(|| format!("writing {}", path.display()))?;
-                    println!("wrote {}", path.display());
-                }
+            files.push((
+                schema::file_name(version, variant),
+                schema::render(version, variant),
+            ));
+        }
+    }
+    files.push((
+        papayu_protocol::agent_sync::AGENT_SYNC_SCHEMA_FILE,
+        papayu_protocol::agent_sync::render_schema(),
+    ));
+    let mut stale = Vec::new();
+    for (name, want) in files {
+        let path = dir.join(name);
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        if have != want {
+            if check {
+                stale.push(path.display().to_string());
+            } else {
+                std::fs::write(&path, want)
+                    .with_context(|| format!("writing {}", path.display()))?;
+                println!("wrote {}", path.display());
             }
         }
     }
