@@ -4,8 +4,10 @@
 //! It touches the network only for an enabled integration, and the disk only under the
 //! project's `.papa-yu/` and the research page cache.
 
+pub mod analyze;
 pub mod architecture;
 pub mod automation;
+pub mod batch;
 pub mod config;
 pub mod error;
 pub mod extras;

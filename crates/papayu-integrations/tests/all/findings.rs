@@ -182,9 +182,11 @@ fn findings_block_stored_and_configured_sarif() {
     let err = import_sarif(&p.root, "missing.sarif".into()).expect_err("missing");
     assert!(matches!(err, FindingsError::Read { .. }));
     let cfg = config(&[("PAPAYU_SNYK_SARIF", "reports/snyk.sarif")]);
-    let mut stored = StoredFindings::default();
-    stored.source = "snyk-api".into();
-    stored.findings = parse_sarif(SARIF, &p.root).expect("sarif");
+    let mut stored = StoredFindings {
+        source: "snyk-api".into(),
+        findings: parse_sarif(SARIF, &p.root).expect("sarif"),
+        ..StoredFindings::default()
+    };
     stored.findings[0].source = "snyk-api".into();
     findings::store(&p.root, &stored).expect("stored");
     let known = findings::known(&p.root, &cfg.snyk);
