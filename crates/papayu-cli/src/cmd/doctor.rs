@@ -45,7 +45,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
             Err(e) => {
                 if global.json {
                     print_json(
-                        &serde_json::json!({"ok": false, "config": config.config_snapshot(), "problem": e.to_string()}),
+                        &serde_json::json!({"ok": false, "config": config.config_snapshot(), "problem": e.to_string(), "integrations": crate::cmd::research::doctor_section()}),
                     )?;
                 } else {
                     println!("No provider configured: {e}");
@@ -72,6 +72,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         let mut doc = serde_json::to_value(&report)?;
         doc["config"] = serde_json::to_value(config.config_snapshot())?;
         doc["checks_confinement"] = confinement(&config);
+        doc["integrations"] = crate::cmd::research::doctor_section();
         doc["ok"] = serde_json::Value::Bool(ok);
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
@@ -85,6 +86,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         for (k, v) in config.config_snapshot() {
             println!("  {k} = {v}");
         }
+        println!("integrations: {}", crate::cmd::research::doctor_section());
         for p in &report.providers {
             println!("\nprovider {} {} model {}", p.kind, p.endpoint, p.model);
             println!("{}", serde_json::to_string_pretty(p)?);

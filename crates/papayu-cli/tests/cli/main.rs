@@ -10,6 +10,7 @@
 )]
 
 mod errors;
+mod integrations;
 mod schema;
 mod validate;
 
