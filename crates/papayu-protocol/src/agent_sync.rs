@@ -364,17 +364,7 @@ pub fn schema() -> Value {
             ],
         ),
     );
-    let mut root = Map::new();
-    root.insert(
-        "$schema".into(),
-        json!("http://json-schema.org/draft-07/schema#"),
-    );
-    root.insert(
-        "$id".into(),
-        json!(format!(
-            "https://papayu.dev/schemas/{AGENT_SYNC_SCHEMA_FILE}"
-        )),
-    );
+    let mut root = crate::schema::schema_root(AGENT_SYNC_SCHEMA_FILE);
     root.insert("title".into(), json!("papayu agent-sync document"));
     root.insert("type".into(), json!("object"));
     root.insert(

@@ -27,6 +27,20 @@ pub enum SchemaVariant {
     Strict,
 }
 
+/// The opening of every committed schema: the draft it follows and its `$id` from `file`.
+pub(crate) fn schema_root(file: &str) -> Map<String, Value> {
+    let mut root = Map::new();
+    root.insert(
+        "$schema".into(),
+        json!("http://json-schema.org/draft-07/schema#"),
+    );
+    root.insert(
+        "$id".into(),
+        json!(format!("https://papayu.dev/schemas/{file}")),
+    );
+    root
+}
+
 /// File name of a schema under `schemas/`.
 pub fn file_name(version: ProtocolVersion, variant: SchemaVariant) -> &'static str {
     use ProtocolVersion::*;
@@ -256,18 +270,7 @@ fn normal(version: ProtocolVersion) -> Value {
     definitions.insert("context_request".into(), context_request_normal());
     definitions.insert("response".into(), response);
 
-    let mut root = Map::new();
-    root.insert(
-        "$schema".into(),
-        json!("http://json-schema.org/draft-07/schema#"),
-    );
-    root.insert(
-        "$id".into(),
-        json!(format!(
-            "https://papayu.dev/schemas/{}",
-            file_name(version, SchemaVariant::Normal)
-        )),
-    );
+    let mut root = schema_root(file_name(version, SchemaVariant::Normal));
     root.insert(
         "title".into(),
         json!(format!(

@@ -70,6 +70,32 @@ fn text(v: &Value, key: &str) -> String {
         .to_owned()
 }
 
+/// The `results` of a search answer: both services name the title, URL and snippet `title`,
+/// `url` and `content`; the date is `date_key`.
+fn hits(
+    service: &'static str,
+    value: &Value,
+    date_key: &str,
+) -> Result<Vec<SearchHit>, ResearchError> {
+    let results = value
+        .get("results")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ResearchError::BadResponse {
+            service,
+            message: "no `results` array".to_owned(),
+        })?;
+    Ok(results
+        .iter()
+        .map(|r| SearchHit {
+            title: text(r, "title"),
+            url: text(r, "url"),
+            snippet: text(r, "content"),
+            published: r.get(date_key).and_then(Value::as_str).map(str::to_owned),
+            score: r.get("score").and_then(Value::as_f64),
+        })
+        .collect())
+}
+
 async fn tavily(
     http: &reqwest::Client,
     base: &str,
@@ -97,26 +123,7 @@ async fn tavily(
         .await
         .map_err(|e| unreachable("tavily", &url, &e))?;
     let value = checked_json("tavily", &url, response).await?;
-    let results = value
-        .get("results")
-        .and_then(Value::as_array)
-        .ok_or_else(|| ResearchError::BadResponse {
-            service: "tavily",
-            message: "no `results` array".to_owned(),
-        })?;
-    Ok(results
-        .iter()
-        .map(|r| SearchHit {
-            title: text(r, "title"),
-            url: text(r, "url"),
-            snippet: text(r, "content"),
-            published: r
-                .get("published_date")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            score: r.get("score").and_then(Value::as_f64),
-        })
-        .collect())
+    hits("tavily", &value, "published_date")
 }
 
 async fn searxng(
@@ -152,24 +159,5 @@ async fn searxng(
         });
     }
     let value = checked_json("searxng", &url, response).await?;
-    let results = value
-        .get("results")
-        .and_then(Value::as_array)
-        .ok_or_else(|| ResearchError::BadResponse {
-            service: "searxng",
-            message: "no `results` array".to_owned(),
-        })?;
-    Ok(results
-        .iter()
-        .map(|r| SearchHit {
-            title: text(r, "title"),
-            url: text(r, "url"),
-            snippet: text(r, "content"),
-            published: r
-                .get("publishedDate")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            score: r.get("score").and_then(Value::as_f64),
-        })
-        .collect())
+    hits("searxng", &value, "publishedDate")
 }
