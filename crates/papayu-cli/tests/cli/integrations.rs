@@ -68,23 +68,41 @@ fn research_through_a_stub_tavily() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(doc["sources"][0]["url"], "https://serde.rs/derive.html");
-    assert!(doc["block"].as_str().unwrap().contains("SOURCES:\n[1] https://serde.rs/derive.html"));
+    assert!(
+        doc["block"]
+            .as_str()
+            .unwrap()
+            .contains("SOURCES:\n[1] https://serde.rs/derive.html")
+    );
 }
 
 #[test]
 fn findings_import_sarif_offline() {
     let dir = tempfile::tempdir().unwrap();
-    let sarif = crate::repo_root().join("crates/papayu-integrations/tests/fixtures/snyk-code.sarif");
-    let run = papayu(dir.path(), &["findings", "--import", sarif.to_str().unwrap()]);
+    let sarif =
+        crate::repo_root().join("crates/papayu-integrations/tests/fixtures/snyk-code.sarif");
+    let run = papayu(
+        dir.path(),
+        &["findings", "--import", sarif.to_str().unwrap()],
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.contains("high src/app main.js:12 Cross-site Scripting (XSS)"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("high src/app main.js:12 Cross-site Scripting (XSS)"),
+        "{}",
+        run.stdout
+    );
     assert!(dir.path().join(".papa-yu/findings.json").is_file());
     let run = papayu_env(dir.path(), &["findings", "--refresh"], &[]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("PAPAYU_SNYK_SYNC"), "{}", run.stderr);
     let run = papayu(dir.path(), &["findings", "--json"]);
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(doc["findings"].as_array().unwrap().len(), 2, "a failed refresh keeps the stored findings");
+    assert_eq!(
+        doc["findings"].as_array().unwrap().len(),
+        2,
+        "a failed refresh keeps the stored findings"
+    );
 }
 
 #[test]
@@ -95,12 +113,23 @@ fn commands_are_refused_or_off() {
     assert!(run.stderr.contains("PAPAYU_AUTOMATION=1"), "{}", run.stderr);
     let run = papayu_env(
         dir.path(),
-        &["commands", "--dry-run", "--json", "git -c core.sshCommand=x fetch", "git status"],
+        &[
+            "commands",
+            "--dry-run",
+            "--json",
+            "git -c core.sshCommand=x fetch",
+            "git status",
+        ],
         &[("PAPAYU_AUTOMATION", "1")],
     );
     assert_eq!(run.code, 1, "{}", run.stderr);
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert!(doc["commands"][0]["refused"].as_str().unwrap().contains("allow-list"));
+    assert!(
+        doc["commands"][0]["refused"]
+            .as_str()
+            .unwrap()
+            .contains("allow-list")
+    );
     assert_eq!(doc["commands"][1]["ran"], false, "a dry run runs nothing");
 }
 
@@ -108,7 +137,11 @@ fn commands_are_refused_or_off() {
 fn analyze_reports_and_syncs() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
-    let run = papayu_env(dir.path(), &["analyze", "--json"], &[("PAPAYU_AGENT_SYNC", "1")]);
+    let run = papayu_env(
+        dir.path(),
+        &["analyze", "--json"],
+        &[("PAPAYU_AGENT_SYNC", "1")],
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(doc["manifests"][0][0], "Cargo.toml");
