@@ -57,7 +57,8 @@ fn workspace_root() -> PathBuf {
         .unwrap_or_default()
 }
 
-/// Regenerate `schemas/*.json` from papayu-protocol's generator; `--check` fails on drift.
+/// Regenerate `schemas/*.json` (the response schemas and the agent-sync schema) from
+/// papayu-protocol's generators; `--check` fails on drift.
 fn codegen(root: &Path, check: bool) -> Result<()> {
     let dir = root.join("crates/papayu-protocol/schemas");
     let mut stale = Vec::new();
@@ -75,7 +76,13 @@ fn codegen(root: &Path, check: bool) -> Result<()> {
                 )
             })
         })
-        .chain([weekly]);
+        .chain([
+            weekly,
+            (
+                papayu_protocol::agent_sync::AGENT_SYNC_SCHEMA_FILE,
+                papayu_protocol::agent_sync::render_schema(),
+            ),
+        ]);
     for (name, want) in files {
         let path = dir.join(name);
         let have = std::fs::read_to_string(&path).unwrap_or_default();

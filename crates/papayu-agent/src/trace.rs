@@ -221,6 +221,9 @@ pub struct TraceRecord {
     pub attempts: Vec<AttemptRecord>,
     /// Files whose content was sent, with sha256.
     pub sent_files: BTreeMap<String, String>,
+    /// The web pages cited by the online research that was sent (`web_search`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub online_sources: Vec<String>,
     /// Pre-apply contents of the files involved (only with `PAPAYU_TRACE_RAW=1`).
     #[serde(default)]
     pub fixture: Vec<FixtureFile>,

@@ -84,6 +84,18 @@ enum Command {
     ApplyPatch(cmd::apply_patch::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(cmd::completions::Args),
+    /// Research a question on the web (Tavily or SearXNG) and print the cited summary.
+    Research(cmd::research::Args),
+    /// Design and icon trends from curated design sites, as cards.
+    Trends(cmd::trends::Args),
+    /// List the project's static-analysis findings (Snyk Code, SARIF).
+    Findings(cmd::findings::Args),
+    /// Run the model's proposed commands: allow-listed, validated, confirmed, no shell.
+    Commands(cmd::commands::Args),
+    /// Describe the project: languages, size, manifests, tests, findings, hot spots.
+    Analyze(cmd::analyze::Args),
+    /// Solve the goals of a file, each as its own verified transaction.
+    Batch(cmd::batch::Args),
     /// Run a command confined (the launcher of check commands).
     #[command(hide = true)]
     SandboxExec(cmd::sandbox_exec::Args),
@@ -146,6 +158,12 @@ fn main() -> ExitCode {
         Command::ApplyPatch(args) => cmd::apply_patch::run(args, &cli.global),
         Command::Completions(args) => cmd::completions::run(args, &cli.global),
         Command::SandboxExec(args) => cmd::sandbox_exec::run(args, &cli.global),
+        Command::Research(args) => cmd::research::run(args, &cli.global),
+        Command::Trends(args) => cmd::trends::run(args, &cli.global),
+        Command::Findings(args) => cmd::findings::run(args, &cli.global),
+        Command::Commands(args) => cmd::commands::run(args, &cli.global),
+        Command::Analyze(args) => cmd::analyze::run(args, &cli.global),
+        Command::Batch(args) => cmd::batch::run(args, &cli.global),
     };
     exit::finish(result, cli.global.json.then_some(json::print as fn(&_)))
 }

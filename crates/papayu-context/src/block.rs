@@ -16,6 +16,13 @@ pub enum BlockKind {
     Env,
     /// `PROJECT MAP:` the project's files with their sizes (base context, SPEC §14).
     Map,
+    /// `ONLINE[query]:` a summary of web pages with their sources (a `web_search` request or
+    /// research an integration started; see [`crate::ContextExtras`]).
+    Online,
+    /// `FINDINGS:` static-analysis findings (Snyk Code, SARIF) for the files in context.
+    Findings,
+    /// `ARCHITECTURE:` the project's architecture summary (`.papa-yu/architecture.md`).
+    Architecture,
 }
 
 /// Who asked for a block; decides what the diet keeps.
@@ -70,6 +77,9 @@ pub struct Block {
     pub file: Option<FileRef>,
     /// What the diet did.
     pub diet: DietState,
+    /// The URLs an `ONLINE` block cites, in their numbered order (empty for other kinds).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
 }
 
 impl Block {
@@ -88,6 +98,7 @@ impl Block {
             body,
             file,
             diet: DietState::Kept,
+            sources: Vec::new(),
         }
     }
 

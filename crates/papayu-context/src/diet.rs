@@ -4,7 +4,8 @@
 //!    keeps its head 60 % and tail 40 % around a `...[TRUNCATED N chars]...` line.
 //! 2. At most `max_files` FILE blocks with content: auto-gathered ones go first (latest first),
 //!    then requested ones (latest first).
-//! 3. Over `max_total_chars`: drop search blocks, then logs, then env, then auto-gathered FILE
+//! 3. Over `max_total_chars`: drop search blocks, then online research, then logs, then env,
+//!    then the map, the architecture summary and findings, then auto-gathered FILE
 //!    blocks (the last one that overflows is cut to fit when at least
 //!    [`AUTO_MIN_KEEP_CHARS`] of it would remain), and cut requested FILE blocks last, never
 //!    below `requested_file_floor_chars` — the one case where the result may exceed the budget.
@@ -194,9 +195,12 @@ pub fn apply_diet(blocks: &mut [Block], config: &ContextConfig) -> ContextStats 
     let mut order: Vec<usize> = Vec::new();
     for kind in [
         BlockKind::Search,
+        BlockKind::Online,
         BlockKind::Logs,
         BlockKind::Env,
         BlockKind::Map,
+        BlockKind::Architecture,
+        BlockKind::Findings,
     ] {
         order.extend((0..blocks.len()).rev().filter(|&i| blocks[i].kind == kind));
     }

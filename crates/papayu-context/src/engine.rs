@@ -2,6 +2,7 @@
 //! was sent; and [`assemble`], the one-call API the CLI uses.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use camino::Utf8Path;
 use papayu_protocol::ContextRequest;
@@ -12,8 +13,9 @@ use crate::auto::AutoItem;
 use crate::base::{Pointer, map_block};
 use crate::block::{Block, BlockKind, DietState, Origin, render_blocks};
 use crate::diet::{ContextStats, apply_diet, truncate_middle};
+use crate::extras::{BaseRequest, ContextExtras};
 use crate::files::FileIndex;
-use crate::project::{Project, cache_key};
+use crate::project::{Project, cache_key, online_block};
 use crate::{ContextConfig, ContextError};
 
 /// Hits and misses of one request type.
@@ -50,11 +52,15 @@ impl CacheStats {
 
     fn slot(&mut self, kind: BlockKind) -> &mut HitMiss {
         match kind {
-            // The map is built once per base context and never cached: counted with env.
-            BlockKind::Env | BlockKind::Map => &mut self.env,
+            // The map and an extension's blocks are built once per base context and never
+            // cached: counted with env.
+            BlockKind::Env | BlockKind::Map | BlockKind::Findings | BlockKind::Architecture => {
+                &mut self.env
+            }
             BlockKind::Logs => &mut self.logs,
             BlockKind::File => &mut self.read_file,
-            BlockKind::Search => &mut self.search,
+            // Both look something up: a web search is counted with the project search.
+            BlockKind::Search | BlockKind::Online => &mut self.search,
         }
     }
 }
@@ -126,6 +132,24 @@ pub struct AssembledContext {
     pub cache: CacheStats,
 }
 
+impl AssembledContext {
+    /// The URLs cited by the `ONLINE` blocks that were sent, in order, each once.
+    pub fn online_sources(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for url in self
+            .blocks
+            .iter()
+            .filter(|b| b.kind == BlockKind::Online && !b.is_dropped())
+            .flat_map(|b| b.sources.iter())
+        {
+            if !out.contains(url) {
+                out.push(url.clone());
+            }
+        }
+        out
+    }
+}
+
 /// One plan cycle of context gathering: a [`Project`] plus the request cache, the last check
 /// output, and the union of files sent so far.
 ///
@@ -137,6 +161,7 @@ pub struct ContextEngine {
     stats: CacheStats,
     check_output: Option<String>,
     sent: SentFiles,
+    extras: Option<Arc<dyn ContextExtras>>,
 }
 
 impl ContextEngine {
@@ -153,7 +178,20 @@ impl ContextEngine {
             stats: CacheStats::default(),
             check_output: None,
             sent: SentFiles::default(),
+            extras: None,
         }
+    }
+
+    /// Install (or with `None` remove) an integration's additions: blocks in the base context,
+    /// `web_search` answers, extra log sources. Cached blocks are discarded.
+    pub fn set_extras(&mut self, extras: Option<Arc<dyn ContextExtras>>) {
+        self.extras = extras;
+        self.cache.clear();
+    }
+
+    /// What the installed extension says to the model about what it offers, if anything.
+    pub fn extras_prompt_note(&self) -> Option<String> {
+        self.extras.as_ref().and_then(|e| e.prompt_note())
     }
 
     /// The project.
@@ -205,6 +243,7 @@ impl ContextEngine {
             ContextRequest::Search { .. } => BlockKind::Search,
             ContextRequest::Logs { .. } => BlockKind::Logs,
             ContextRequest::Env => BlockKind::Env,
+            ContextRequest::WebSearch { .. } => BlockKind::Online,
         };
         let mut block = if let Some(hit) = self.cache.get(&key) {
             self.stats.slot(kind).hits += 1;
@@ -214,12 +253,32 @@ impl ContextEngine {
             self.stats.slot(kind).misses += 1;
             tracing::debug!(event = "CONTEXT_CACHE_MISS", key = %key);
             let block = precomputed
+                .or_else(|| self.extension_block(request))
                 .unwrap_or_else(|| self.project.fulfil(request, self.check_output.as_deref()));
             self.cache.insert(key, block.clone());
             block
         };
         block.origin = origin;
         block
+    }
+
+    /// The block the installed extension answers `request` with: a `web_search` (a note when
+    /// none is installed), or a log source the project does not know.
+    fn extension_block(&self, request: &ContextRequest) -> Option<Block> {
+        match request {
+            ContextRequest::WebSearch { query, domains } => {
+                let answer = self
+                    .extras
+                    .as_ref()
+                    .and_then(|e| e.web_search(query, domains));
+                Some(online_block(&self.project.config, request, answer))
+            }
+            ContextRequest::Logs { source, last_n } if !self.project.knows_log(source) => {
+                let text = self.extras.as_ref()?.log_text(source)?;
+                Some(self.project.logs_of(source, *last_n, text))
+            }
+            _ => None,
+        }
     }
 
     /// The blocks auto-gathering (SPEC §6.4) fetches for `text` (a goal, a report, a log),
@@ -310,7 +369,9 @@ impl ContextEngine {
     /// points at (by path, by a name it calls out, by its words) read whole, the whole project
     /// when it is small, the frames and failing tests in `failure` (the output of the test run
     /// before the change) with that output as the `check` log, the `env` block and the project
-    /// map — under one diet, most specific first, so the budget drops the least specific.
+    /// map — under one diet, most specific first, so the budget drops the least specific. An
+    /// installed [`ContextExtras`] adds its blocks (findings for the files read, the
+    /// architecture summary, research) after the files.
     pub fn base(&mut self, goal: &str, failure: Option<&str>) -> AssembledContext {
         let mut index = FileIndex::default();
         let max_files = self.project.config.goal_max_files;
@@ -356,6 +417,17 @@ impl ContextEngine {
             _ => true,
         });
         let mut blocks = self.fetch_auto(&items, None);
+        if let Some(extras) = &self.extras {
+            let files: Vec<String> = blocks
+                .iter()
+                .filter_map(|b| b.file.as_ref().map(|f| f.path.clone()))
+                .collect();
+            blocks.extend(extras.base_blocks(&BaseRequest {
+                goal,
+                failure,
+                files: &files,
+            }));
+        }
         if let Some(text) = failure {
             self.set_check_output(text);
             let logs = ContextRequest::Logs {

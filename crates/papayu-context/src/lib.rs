@@ -10,6 +10,7 @@ mod diet;
 mod engine;
 mod env;
 mod error;
+mod extras;
 mod files;
 mod project;
 mod search;
@@ -26,5 +27,6 @@ pub use diet::{
 };
 pub use engine::{AssembledContext, CacheStats, ContextEngine, HitMiss, SentFiles, assemble};
 pub use error::ContextError;
+pub use extras::{BaseRequest, ContextExtras, WebAnswer};
 pub use project::{Project, cache_key};
 pub use search::{Hit, SearchMode, SearchRefusal, SearchResult};

@@ -1,4 +1,5 @@
-//! [`Project`]: the four request types of SPEC §6.1, uncached.
+//! [`Project`]: the four request types of SPEC §6.1, uncached (`web_search` is answered by a
+//! [`crate::ContextExtras`] through the engine).
 
 use std::io::{Read, Seek, SeekFrom};
 
@@ -58,6 +59,45 @@ pub fn cache_key(config: &ContextConfig, request: &ContextRequest) -> String {
             Some(g) => format!("search{{query={query:?},glob={g:?}}}"),
             None => format!("search{{query={query:?},glob=none}}"),
         },
+        ContextRequest::WebSearch { query, domains } => {
+            format!("web_search{{query={query:?},domains={domains:?}}}")
+        }
+    }
+}
+
+/// The block of a `web_search` request: the answer's body under `ONLINE[query]:` with its
+/// sources, or a note saying why there is none.
+pub(crate) fn online_block(
+    config: &ContextConfig,
+    request: &ContextRequest,
+    answer: Option<Result<crate::WebAnswer, String>>,
+) -> Block {
+    let key = cache_key(config, request);
+    let query = match request {
+        ContextRequest::WebSearch { query, .. } => query.as_str(),
+        _ => "",
+    };
+    let header = format!("ONLINE[{}]:", display_raw(query));
+    match answer {
+        Some(Ok(a)) => {
+            let mut block = Block::new(BlockKind::Online, key, header, a.body, None);
+            block.sources = a.sources;
+            block
+        }
+        Some(Err(why)) => Block::new(
+            BlockKind::Online,
+            key,
+            header,
+            note(format!("online research failed: {why}")),
+            None,
+        ),
+        None => Block::new(
+            BlockKind::Online,
+            key,
+            header,
+            note("online research is not enabled (PAPAYU_RESEARCH=1 turns it on)"),
+            None,
+        ),
     }
 }
 
@@ -105,6 +145,7 @@ impl Project {
             ContextRequest::Search { query, glob } => self.search(query, glob.as_deref()),
             ContextRequest::Logs { source, last_n } => self.logs(source, *last_n, check_output),
             ContextRequest::Env => self.env(),
+            ContextRequest::WebSearch { .. } => online_block(&self.config, request, None),
         }
     }
 
@@ -191,6 +232,21 @@ impl Project {
     /// `logs`: the last `last_n` (default 200) lines of `check` (the last check output, given
     /// by the caller) or of a named `log_files` entry (confined like any path).
     pub fn logs(&self, source: &str, last_n: Option<u64>, check_output: Option<&str>) -> Block {
+        self.logs_of(source, last_n, self.log_text(source, check_output))
+    }
+
+    /// Whether `source` is a log source of the project itself (`check` or a `log_files` name).
+    pub(crate) fn knows_log(&self, source: &str) -> bool {
+        source == "check" || self.config.log_files.contains_key(source)
+    }
+
+    /// The `logs` block of `source` whose text (or why there is none) is `text`.
+    pub(crate) fn logs_of(
+        &self,
+        source: &str,
+        last_n: Option<u64>,
+        text: Result<String, String>,
+    ) -> Block {
         let n = last_n.unwrap_or(self.config.logs_default_last_n);
         let key = cache_key(
             &self.config,
@@ -200,7 +256,7 @@ impl Project {
             },
         );
         let header = format!("LOGS[{}]:", display_raw(source));
-        let body = match self.log_text(source, check_output) {
+        let body = match text {
             Ok(text) => {
                 let tail = last_lines(&text, n);
                 if tail.is_empty() {

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+pub mod agent_sync;
 mod error_code;
 mod parse;
 mod request_schema;

@@ -14,6 +14,9 @@ pub const MAX_ACTIONS: u64 = 200;
 /// Maximum edits in one EDIT_FILE action.
 pub const MAX_EDITS: u64 = 50;
 
+/// The `type` of every context request (SPEC §6.1, plus `web_search` of the integrations).
+pub const CONTEXT_REQUEST_TYPES: &[&str] = &["read_file", "search", "logs", "env", "web_search"];
+
 /// Which variant of a version's schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SchemaVariant {
@@ -22,6 +25,20 @@ pub enum SchemaVariant {
     /// The provider-strict subset (object root, every property required-or-nullable,
     /// `additionalProperties: false`, no conditionals) for OpenAI-style strict mode.
     Strict,
+}
+
+/// The opening of every committed schema: the draft it follows and its `$id` from `file`.
+pub(crate) fn schema_root(file: &str) -> Map<String, Value> {
+    let mut root = Map::new();
+    root.insert(
+        "$schema".into(),
+        json!("http://json-schema.org/draft-07/schema#"),
+    );
+    root.insert(
+        "$id".into(),
+        json!(format!("https://papayu.dev/schemas/{file}")),
+    );
+    root
 }
 
 /// File name of a schema under `schemas/`.
@@ -164,7 +181,7 @@ fn context_request_normal() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "type": { "type": "string", "enum": ["read_file", "search", "logs", "env"] },
+            "type": { "type": "string", "enum": CONTEXT_REQUEST_TYPES },
             "path": { "type": "string" },
             "start_line": { "type": "integer", "minimum": 1 },
             "end_line": { "type": "integer", "minimum": 1 },
@@ -172,10 +189,11 @@ fn context_request_normal() -> Value {
             "glob": { "type": "string" },
             "source": { "type": "string" },
             "last_n": { "type": "integer", "minimum": 1 },
+            "domains": str_list(),
         },
         "required": ["type"],
         "additionalProperties": false,
-        "allOf": [need("read_file", "path"), need("search", "query"), need("logs", "source")],
+        "allOf": [need("read_file", "path"), need("search", "query"), need("logs", "source"), need("web_search", "query")],
     })
 }
 
@@ -254,18 +272,7 @@ fn normal(version: ProtocolVersion) -> Value {
     definitions.insert("context_request".into(), context_request_normal());
     definitions.insert("response".into(), response);
 
-    let mut root = Map::new();
-    root.insert(
-        "$schema".into(),
-        json!("http://json-schema.org/draft-07/schema#"),
-    );
-    root.insert(
-        "$id".into(),
-        json!(format!(
-            "https://papayu.dev/schemas/{}",
-            file_name(version, SchemaVariant::Normal)
-        )),
-    );
+    let mut root = schema_root(file_name(version, SchemaVariant::Normal));
     root.insert(
         "title".into(),
         json!(format!(
@@ -340,7 +347,7 @@ fn strict(version: ProtocolVersion) -> Value {
     let mut cr = Map::new();
     cr.insert(
         "type".into(),
-        json!({ "type": "string", "enum": ["read_file", "search", "logs", "env"] }),
+        json!({ "type": "string", "enum": CONTEXT_REQUEST_TYPES }),
     );
     for (name, ty) in [
         ("path", "string"),
@@ -353,6 +360,7 @@ fn strict(version: ProtocolVersion) -> Value {
     ] {
         cr.insert(name.into(), json!({ "type": [ty, "null"] }));
     }
+    cr.insert("domains".into(), strict_str_list());
 
     let mut memory = Map::new();
     for (key, kind) in MEMORY_PATCH_KEYS {

@@ -362,6 +362,15 @@ pub enum ContextRequest {
     },
     /// OS, architecture, tool versions, package manager.
     Env,
+    /// Online research (when the user enabled it): search the web, fetch and extract the top
+    /// pages, and answer with a capped summary that cites its sources.
+    WebSearch {
+        /// What to search for (secrets are redacted before it leaves the machine).
+        query: String,
+        /// Restrict the search to these domains (`include_domains`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        domains: Vec<String>,
+    },
 }
 
 /// The `mode` field of the fix-plan extension.

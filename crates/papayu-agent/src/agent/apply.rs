@@ -200,14 +200,23 @@ impl Agent {
         confirmed_deletes: bool,
         progress: ProgressFn<'_>,
     ) -> Result<ApplyOutcome, AgentError> {
-        self.apply_inner(
+        let result = self.apply_inner(
             preview,
             selection,
             confirmed_deletes,
             progress,
             None,
             CheckPlan::Project,
-        )
+        );
+        self.notify_applied(preview, &result);
+        result
+    }
+
+    fn notify_applied(&self, preview: &ApplyPreview, result: &Result<ApplyOutcome, AgentError>) {
+        self.notify(super::observe::AgentEvent::Applied {
+            preview,
+            result: result.as_ref(),
+        });
     }
 
     /// [`apply`](Self::apply), cancellable from another thread: setting `cancel` stops the
@@ -221,14 +230,16 @@ impl Agent {
         progress: ProgressFn<'_>,
         cancel: Arc<AtomicBool>,
     ) -> Result<ApplyOutcome, AgentError> {
-        self.apply_inner(
+        let result = self.apply_inner(
             preview,
             selection,
             confirmed_deletes,
             progress,
             Some(cancel),
             CheckPlan::Project,
-        )
+        );
+        self.notify_applied(preview, &result);
+        result
     }
 
     /// Apply all of `preview` as a transaction whose check is `command`, committed only when

@@ -104,12 +104,13 @@ impl Agent {
                 &self.memory.block(),
             ));
         }
-        Message::system(prompt::system_prompt(
-            self.config.llm_mode,
-            mode,
-            version,
-            &self.memory.block(),
-        ))
+        let mut text =
+            prompt::system_prompt(self.config.llm_mode, mode, version, &self.memory.block());
+        // An installed integration (online research, a command log) says what it offers.
+        if let Some(note) = self.engine.extras_prompt_note() {
+            text.push_str(&note);
+        }
+        Message::system(text)
     }
 
     /// The protocol version of a new call: the in-process model's edit style decides unless
@@ -196,6 +197,11 @@ impl Agent {
     fn record(call: &mut Call, assembled: &papayu_context::AssembledContext) -> String {
         call.trace.context_stats.add(&assembled.stats);
         call.context.record(assembled);
+        for url in assembled.online_sources() {
+            if !call.trace.online_sources.contains(&url) {
+                call.trace.online_sources.push(url);
+            }
+        }
         call.sent.extend(
             assembled
                 .sent_files

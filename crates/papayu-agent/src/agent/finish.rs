@@ -65,6 +65,7 @@ impl Agent {
             repair_injected_paths: Vec::new(),
             attempts: Vec::new(),
             sent_files: BTreeMap::new(),
+            online_sources: Vec::new(),
             fixture: Vec::new(),
             error_code: None,
             error: None,

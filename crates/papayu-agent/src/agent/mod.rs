@@ -20,6 +20,7 @@ mod check;
 mod converse;
 mod finish;
 mod hint;
+mod observe;
 mod plan;
 mod solve;
 mod views;
@@ -27,6 +28,7 @@ mod views;
 pub(crate) use check::{Checker, check_full};
 pub use converse::{FALLBACK_V2_CODES, FALLBACK_V3_CODES, MAX_CONTEXT_ROUNDS, fallback_target};
 pub use finish::new_trace_id;
+pub use observe::{AgentEvent, AgentObserver};
 pub use solve::{
     AttemptError, AttemptView, BaselineView, ConfirmFn, DEFAULT_ATTEMPTS, DEFAULT_TEST_TIMEOUT,
     SolveOptions, SolveOutcome, SolveReport, Usage, strip_mode_prefix,
@@ -49,6 +51,8 @@ pub struct Agent {
     patch: papayu_patch::Project,
     /// Model calls and tokens since the last [`Agent::solve`] began.
     usage: Usage,
+    /// Told how each plan, apply and solve ended ([`Agent::set_observer`]).
+    observer: Option<Arc<dyn AgentObserver>>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -103,6 +107,7 @@ impl Agent {
             policy,
             patch,
             usage: Usage::default(),
+            observer: None,
         })
     }
 

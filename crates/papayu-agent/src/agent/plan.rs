@@ -4,6 +4,7 @@
 use papayu_validate::Mode;
 
 use super::Agent;
+use super::observe::AgentEvent;
 use super::views::{ContextReport, PlanOutcome, ProgressFn};
 use crate::error::AgentError;
 use crate::state::{SavedPlan, store_saved_plan};
@@ -12,13 +13,27 @@ impl Agent {
     /// Ask for a plan (PLAN mode: no actions). Auto-gathers context from the goal, answers up
     /// to [`MAX_CONTEXT_ROUNDS`](crate::MAX_CONTEXT_ROUNDS) rounds of context requests, runs
     /// at most one repair, applies the `memory_patch` (when the user asked to remember), saves
-    /// the plan in `.papa-yu/state.json`, and writes the trace when tracing is on.
+    /// the plan in `.papa-yu/state.json`, and writes the trace when tracing is on. The
+    /// observer ([`Agent::set_observer`]) is told how it ended.
     pub async fn plan(
         &mut self,
         goal: &str,
         progress: ProgressFn<'_>,
     ) -> Result<PlanOutcome, AgentError> {
         let goal = super::solve::strip_mode_prefix(goal);
+        let result = self.plan_goal(goal, progress).await;
+        self.notify(AgentEvent::Planned {
+            goal,
+            result: result.as_ref(),
+        });
+        result
+    }
+
+    async fn plan_goal(
+        &mut self,
+        goal: &str,
+        progress: ProgressFn<'_>,
+    ) -> Result<PlanOutcome, AgentError> {
         let version = self.protocol();
         let mut call = self.new_call(Mode::Plan, goal, version);
         self.gather_for_goal(&mut call, goal, progress);

@@ -318,8 +318,23 @@ impl Agent {
     /// ([`SolveOutcome::AppliedUnverified`]).
     ///
     /// Transport errors (the model cannot be reached) end the run with an error; the project is
-    /// unchanged then too.
+    /// unchanged then too. The observer ([`Agent::set_observer`]) is told how it ended.
     pub async fn solve(
+        &mut self,
+        goal: &str,
+        options: &SolveOptions,
+        confirm: Option<ConfirmFn<'_>>,
+        progress: ProgressFn<'_>,
+    ) -> Result<SolveReport, AgentError> {
+        let result = self.solve_goal(goal, options, confirm, progress).await;
+        self.notify(super::observe::AgentEvent::Solved {
+            goal: strip_mode_prefix(goal),
+            result: result.as_ref(),
+        });
+        result
+    }
+
+    async fn solve_goal(
         &mut self,
         goal: &str,
         options: &SolveOptions,

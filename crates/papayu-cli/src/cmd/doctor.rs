@@ -124,7 +124,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
             Ok(p) => providers.push(p.clone()),
             Err(e) => {
                 if global.json {
-                    let body = serde_json::json!({"config": config.config_snapshot(), "problem": e.to_string()});
+                    let body = serde_json::json!({"config": config.config_snapshot(), "problem": e.to_string(), "integrations": crate::cmd::research::doctor_section()});
                     crate::json::print_failure(ErrorCode::LlmConfig, &e.to_string(), &body)?;
                 } else {
                     println!("No provider configured: {e}");
@@ -153,6 +153,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         doc["config"] = serde_json::to_value(config.config_snapshot())?;
         doc["settings"] = crate::cmd::config::settings_json(global, &config)?;
         doc["checks_confinement"] = confinement(&config);
+        doc["integrations"] = crate::cmd::research::doctor_section();
         crate::json::print(&crate::json::document(ok, failure_code(&report), doc));
     } else {
         println!(
@@ -162,6 +163,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
                 .unwrap_or_default()
         );
         println!("{}", config_table(global, &config)?);
+        println!("integrations: {}", crate::cmd::research::doctor_section());
         println!("{}", providers_table(&report));
         anstream::println!(
             "{}",

@@ -1,14 +1,18 @@
 //! One module per command: an `Args` struct and a `run` function.
 
+pub mod analyze;
 pub mod apply;
 pub mod apply_patch;
 pub mod apply_plan;
 pub mod ask;
+pub mod batch;
 pub mod chat;
+pub mod commands;
 pub mod completions;
 pub mod config;
 pub mod context;
 pub mod doctor;
+pub mod findings;
 pub mod history;
 pub mod memory;
 pub mod model;
@@ -18,11 +22,13 @@ pub mod recover;
 pub mod redo;
 pub mod report;
 pub mod report_verdict;
+pub mod research;
 pub mod run_goal;
 pub mod sandbox_exec;
 pub mod schema;
 pub mod session;
 pub mod trace;
+pub mod trends;
 pub mod ui;
 pub mod undo;
 pub mod validate;

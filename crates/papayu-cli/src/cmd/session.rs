@@ -203,8 +203,10 @@ pub fn open_agent(global: &Global) -> Result<Agent> {
     let provider = provider(&config, global)?;
     let root = utf8(global.project_root()?, "project")?;
     let config_dir = utf8(config_dir(), "config directory")?;
-    Agent::new(config, &root, &config_dir, provider)
-        .with_context(|| format!("cannot open project {root}"))
+    let mut agent = Agent::new(config, &root, &config_dir, provider)
+        .with_context(|| format!("cannot open project {root}"))?;
+    crate::cmd::research::install(&mut agent, &root)?;
+    Ok(agent)
 }
 
 /// A single-threaded runtime for one command.

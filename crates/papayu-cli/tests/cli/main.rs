@@ -14,6 +14,7 @@ mod discovery;
 mod errors;
 mod exits;
 mod git;
+mod integrations;
 mod machine;
 mod schema;
 mod terminal;

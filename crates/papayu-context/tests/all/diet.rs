@@ -22,6 +22,9 @@ fn block(kind: BlockKind, origin: Origin, name: &str, body: String) -> Block {
         BlockKind::Logs => (format!("LOGS[{name}]:"), None),
         BlockKind::Env => ("ENV:".to_owned(), None),
         BlockKind::Map => ("PROJECT MAP:".to_owned(), None),
+        BlockKind::Online => (format!("ONLINE[{name}]:"), None),
+        BlockKind::Findings => ("FINDINGS:".to_owned(), None),
+        BlockKind::Architecture => ("ARCHITECTURE:".to_owned(), None),
     };
     Block {
         kind,
@@ -31,6 +34,7 @@ fn block(kind: BlockKind, origin: Origin, name: &str, body: String) -> Block {
         body,
         file,
         diet: DietState::Kept,
+        sources: Vec::new(),
     }
 }
 

@@ -9,6 +9,7 @@
     missing_docs
 )]
 
+mod agent_sync;
 mod drift;
 mod limits;
 mod parse;

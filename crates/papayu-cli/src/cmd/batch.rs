@@ -1,0 +1,137 @@
+//! `papayu batch <goals.txt|goals.jsonl>`: each goal solved as its own verified transaction
+//! (as `papayu run --yes`), stopping at the first failure unless `--keep-going`, then a summary
+//! table; agent-sync records the batch when it is on.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+use camino::Utf8PathBuf;
+use papayu_agent::{DEFAULT_ATTEMPTS, SolveOptions, SolveOutcome};
+use papayu_integrations::batch::{self, BatchRow};
+use papayu_integrations::sync;
+use papayu_protocol::agent_sync::{SyncKind, SyncStatus};
+
+use crate::cmd::research::{fail, integrations_config};
+use crate::cmd::session::{ProgressLine, open_agent, print_json, runtime};
+use crate::exit::{Exit, UsageError, read_input};
+use crate::global::Global;
+
+/// Solve the goals of a file, one verified transaction each.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The goals: one per line (`#` comments), or JSON Lines `{"goal": "…"}` (`-` for stdin).
+    pub file: PathBuf,
+    /// Apply each verified change without asking (required: a batch does not stop to ask).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Go on with the next goal when one fails (default: stop).
+    #[arg(long)]
+    pub keep_going: bool,
+    /// The command that runs the project's tests (default: as `papayu run`).
+    #[arg(long, value_name = "CMD")]
+    pub test: Option<String>,
+    /// Changes tried per goal at most.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_ATTEMPTS)]
+    pub attempts: u32,
+}
+
+fn outcome_name(outcome: SolveOutcome) -> &'static str {
+    match outcome {
+        SolveOutcome::Verified => "verified",
+        SolveOutcome::AppliedUnverified => "applied",
+        SolveOutcome::NoChanges => "no_changes",
+        SolveOutcome::Declined => "declined",
+        _ => "not_solved",
+    }
+}
+
+/// Exit 0 when every goal succeeded, 1 otherwise, 2 for an unusable goals file.
+pub fn run(args: &Args, global: &Global) -> Result<Exit> {
+    if !args.yes {
+        return Err(UsageError(
+            "`papayu batch` applies without asking: pass --yes (each change is still verified by the tests)"
+                .to_owned(),
+        )
+        .into());
+    }
+    let config = integrations_config()?;
+    let goals = match batch::parse_goals(&read_input(&args.file)?) {
+        Ok(g) => g,
+        Err(e) => return fail(e.code(), &e.to_string(), global),
+    };
+    let root = Utf8PathBuf::from_path_buf(global.project_root()?)
+        .map_err(|p| UsageError(format!("project {} is not UTF-8", p.display())))?;
+    let mut agent = open_agent(global)?;
+    let rt = runtime()?;
+    let mut options = SolveOptions::default()
+        .attempts(args.attempts)
+        .confirmed_deletes(true)
+        .test_timeout(Duration::from_secs(300));
+    if let Some(t) = &args.test {
+        options = options.test_command(t.clone());
+    }
+    let mut rows: Vec<BatchRow> = Vec::new();
+    let mut stopped = false;
+    for goal in &goals {
+        if stopped {
+            rows.push(BatchRow {
+                goal: goal.clone(),
+                outcome: "skipped".to_owned(),
+                code: None,
+                attempts: 0,
+            });
+            continue;
+        }
+        if !global.json {
+            eprintln!("goal {}/{}: {goal}", rows.len() + 1, goals.len());
+        }
+        let progress = ProgressLine::new(global);
+        let result = rt.block_on(agent.solve(goal, &options, None, &|p| progress.show(p)));
+        progress.done();
+        let row = match result {
+            Ok(report) => BatchRow {
+                goal: goal.clone(),
+                outcome: outcome_name(report.outcome).to_owned(),
+                code: report
+                    .attempts
+                    .last()
+                    .and_then(|a| a.error.as_ref())
+                    .filter(|_| !report.outcome.changed())
+                    .map(|e| e.code.as_str().to_owned()),
+                attempts: report.attempts.len(),
+            },
+            Err(e) => BatchRow {
+                goal: goal.clone(),
+                outcome: "failed".to_owned(),
+                code: Some(e.code().as_str().to_owned()),
+                attempts: 0,
+            },
+        };
+        stopped = !row.succeeded() && !args.keep_going;
+        rows.push(row);
+    }
+    let all_ok = rows.iter().all(BatchRow::succeeded);
+    if config.agent_sync {
+        let status = if all_ok {
+            SyncStatus::Completed
+        } else {
+            SyncStatus::Partial
+        };
+        let mut last = sync::last(SyncKind::Batch, None, status);
+        last.result.message = Some(format!(
+            "{} of {} goals succeeded",
+            rows.iter().filter(|r| r.succeeded()).count(),
+            rows.len()
+        ));
+        if let Err(e) = sync::write(&root, &config, last, None, None, None) {
+            tracing::warn!(error = %e, "agent-sync: the document was not written");
+        }
+    }
+    if global.json {
+        print_json(&serde_json::json!({"goals": rows, "all_ok": all_ok}))?;
+    } else {
+        println!("{}", batch::render_table(&rows));
+    }
+    Ok(if all_ok { Exit::Ok } else { Exit::Failure })
+}
