@@ -8,6 +8,7 @@ pub mod chat;
 pub mod context;
 pub mod doctor;
 pub mod history;
+pub mod mcp;
 pub mod memory;
 pub mod model;
 pub mod plan;
