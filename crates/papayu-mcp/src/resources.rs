@@ -51,7 +51,8 @@ pub(crate) fn read(served: &Served, uri: &str) -> Result<ReadResourceResult, Err
             .map(|h| json!(h))
             .map_err(|e| coded_error(e.code(), e.to_string()))?,
         TRACES => {
-            let mut list = list_traces(&served.root).map_err(|e| coded_error(e.code(), e.to_string()))?;
+            let mut list =
+                list_traces(&served.root).map_err(|e| coded_error(e.code(), e.to_string()))?;
             list.reverse();
             list.truncate(LAST_TRACES);
             json!({ "traces": list })
@@ -59,10 +60,17 @@ pub(crate) fn read(served: &Served, uri: &str) -> Result<ReadResourceResult, Err
         _ => match uri.strip_prefix(TRACE_PREFIX) {
             Some(id) if is_trace_id_prefix(id) => show_trace(&served.root, id)
                 .map(|t| json!(t))
-                .map_err(|e| ErrorData::resource_not_found(format!("{uri}: {e}"), Some(json!({"uri": uri, "code": e.code()}))))?,
+                .map_err(|e| {
+                    ErrorData::resource_not_found(
+                        format!("{uri}: {e}"),
+                        Some(json!({"uri": uri, "code": e.code()})),
+                    )
+                })?,
             _ => {
                 return Err(ErrorData::resource_not_found(
-                    format!("no resource {uri}; papayu offers {HISTORY}, {TRACES} and {TRACE_PREFIX}{{trace_id}}"),
+                    format!(
+                        "no resource {uri}; papayu offers {HISTORY}, {TRACES} and {TRACE_PREFIX}{{trace_id}}"
+                    ),
                     Some(json!({ "uri": uri })),
                 ));
             }

@@ -9,8 +9,8 @@ use papayu_agent::Progress;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::transport::IntoTransport;
@@ -30,7 +30,8 @@ of existing files carry that sha256 as base_sha256 (PATCH_FILE with a unified di
 with anchored replacements, REPLACE_RANGE with line numbers; CREATE_FILE for new files); \
 preview_plan to see the diffs and anything blocked; apply_plan to write it all-or-nothing \
 (a failure leaves the project byte-for-byte unchanged and answers a stable ERR_* code); undo \
-to revert. A file changed since you read it is ERR_BASE_MISMATCH: read it again.";
+to revert. A file changed since you read it is ERR_BASE_MISMATCH (ERR_EDIT_BASE_MISMATCH for EDIT_FILE): \
+read it again.";
 
 /// The MCP server over one project. Cheap to clone (the clones share the project).
 ///
@@ -147,9 +148,9 @@ impl PapayuMcp {
         };
         match McpTool::from_name(name) {
             Some(t) if self.offers(t) => Ok(t),
-            Some(t) if t.writes() && self.inner.read_only => {
-                Err(unknown(": this server is read-only (papayu mcp --read-only)"))
-            }
+            Some(t) if t.writes() && self.inner.read_only => Err(unknown(
+                ": this server is read-only (papayu mcp --read-only)",
+            )),
             Some(_) => Err(unknown(
                 ": papayu has no model configured (set PAPAYU_LLM_API_URL and PAPAYU_LLM_MODEL, or papayu model fetch)",
             )),
@@ -219,9 +220,10 @@ impl PapayuMcp {
         progress: Option<ProgressSink>,
     ) -> Result<Reply, ArgError> {
         let Some(slot) = &self.inner.agent else {
-            return Err(self.tool(tool.name()).err().unwrap_or_else(|| {
-                ArgError::new(tool.name(), "papayu has no model configured")
-            }));
+            return Err(self
+                .tool(tool.name())
+                .err()
+                .unwrap_or_else(|| ArgError::new(tool.name(), "papayu has no model configured")));
         };
         let report = move |p: &Progress| {
             if let Some(sink) = &progress {
@@ -248,7 +250,9 @@ impl PapayuMcp {
             Ok(result) => result,
             Err(e) => Ok(Reply::rejected(
                 papayu_protocol::ErrorCode::Io,
-                format!("the tool stopped unexpectedly ({e}); a transaction it began is rolled back by the next call"),
+                format!(
+                    "the tool stopped unexpectedly ({e}); a transaction it began is rolled back by the next call"
+                ),
             )),
         }
     }

@@ -138,9 +138,9 @@ fn solve_reply(report: SolveReport) -> Reply {
 fn agent_rejection(e: &AgentError) -> Reply {
     let reply = Reply::rejected(e.code(), e.to_string());
     match e {
-        AgentError::Rejected { stage, violations } => reply
-            .with("stage", stage)
-            .with("violations", violations),
+        AgentError::Rejected { stage, violations } => {
+            reply.with("stage", stage).with("violations", violations)
+        }
         _ => reply,
     }
 }

@@ -250,8 +250,9 @@ fn protocol_definition(generator: &mut SchemaGenerator, name: &str) -> Value {
         let mut value = schema["definitions"][def].clone();
         rewrite_refs(&mut value, path);
         if def == "action" {
-            value["properties"]["base_sha256"]["description"] =
-                json!("sha256 of the file's current bytes, as read_file returned it (64 lowercase hex)");
+            value["properties"]["base_sha256"]["description"] = json!(
+                "sha256 of the file's current bytes, as read_file returned it (64 lowercase hex)"
+            );
             value["properties"]["path"]["description"] =
                 json!("Project-relative path, forward slashes");
         }

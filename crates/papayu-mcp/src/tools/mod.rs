@@ -126,7 +126,7 @@ impl McpTool {
                 "Show what apply_plan would do, writing nothing: per action its unified diff and \
                  byte counts, for PATCH_FILE the line each hunk landed on and how (tier: exact, \
                  offset, trailing_whitespace, indentation), and every action that would be blocked \
-                 with its code (ERR_BASE_MISMATCH when the file changed since you read it, \
+                 with its code (ERR_BASE_MISMATCH / ERR_EDIT_BASE_MISMATCH when the file changed since you read it, \
                  ERR_PATCH_APPLY_FAILED, ERR_EDIT_ANCHOR_NOT_FOUND, ERR_FILE_EXISTS, ...). A plan \
                  that breaks a rule is rejected with every violation, as validate_plan does."
             }
@@ -135,7 +135,8 @@ impl McpTool {
                  journal the originals, write each file atomically, run the optional checks, \
                  commit; on any error roll back so the project is byte-for-byte as before, and \
                  answer the error's code. Edits of existing files need the base_sha256 read_file \
-                 returned: a file that changed since is ERR_BASE_MISMATCH, never merged. DELETE_FILE \
+                 returned: a file that changed since is ERR_BASE_MISMATCH (ERR_EDIT_BASE_MISMATCH for \
+                 EDIT_FILE), never merged. DELETE_FILE \
                  and DELETE_DIR need confirm_deletes: true. Returns the transaction id (undo \
                  reverts it)."
             }

@@ -13,9 +13,7 @@ use papayu_protocol::{
 use papayu_validate::{Context, Mode, RelPath, ValidatedPlan, validate_document};
 use serde_json::{Value, json};
 
-use super::args::{
-    ApplyPatchArgs, ApplyPlanArgs, CheckArgs, PlanArgs, plan_text, protocol_of,
-};
+use super::args::{ApplyPatchArgs, ApplyPlanArgs, CheckArgs, PlanArgs, plan_text, protocol_of};
 use super::{ArgError, McpTool, Reply};
 use crate::served::Served;
 
@@ -148,13 +146,20 @@ impl Served {
                 ));
             }
         }
-        let summary = format!("apply_patch {}", action["path"].as_str().unwrap_or_default());
+        let summary = format!(
+            "apply_patch {}",
+            action["path"].as_str().unwrap_or_default()
+        );
         let text = json!({"actions": [action], "summary": summary}).to_string();
         let checks = self.checks(tool, args.checks)?;
         Ok(self.apply_text(&text, ProtocolVersion::V3, false, checks, cancel))
     }
 
-    fn checks(&self, tool: McpTool, args: Option<CheckArgs>) -> Result<(Checks, Duration), ArgError> {
+    fn checks(
+        &self,
+        tool: McpTool,
+        args: Option<CheckArgs>,
+    ) -> Result<(Checks, Duration), ArgError> {
         let args = args.unwrap_or_default();
         let checks = match (args.detect, args.commands.is_empty()) {
             (true, false) => {
@@ -167,9 +172,9 @@ impl Served {
             (false, false) => Checks::Commands(args.commands),
             (false, true) => Checks::None,
         };
-        let timeout = args
-            .timeout_secs
-            .map_or(self.check_timeout, |s| Duration::from_secs(s.clamp(1, 3600)));
+        let timeout = args.timeout_secs.map_or(self.check_timeout, |s| {
+            Duration::from_secs(s.clamp(1, 3600))
+        });
         Ok((checks, timeout))
     }
 
