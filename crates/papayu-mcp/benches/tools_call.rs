@@ -68,7 +68,10 @@ async fn round_trips(root: &camino::Utf8Path, plan: Value) -> Vec<Duration> {
     let (client_io, server_io) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move { server.serve(server_io).await });
     let client = ().serve(client_io).await.expect("initialize");
-    let arguments = json!({ "plan": plan }).as_object().cloned().expect("object");
+    let arguments = json!({ "plan": plan })
+        .as_object()
+        .cloned()
+        .expect("object");
     let call = || CallToolRequestParams::new("preview_plan").with_arguments(arguments.clone());
     let first = client.call_tool(call()).await.expect("preview_plan");
     let body = first.structured_content.expect("structured result");
@@ -129,9 +132,11 @@ fn idle_memory(root: &camino::Utf8Path) {
             lines.next().expect("an answer").expect("read");
         }
     };
-    ask(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    ask(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "bench", "version": "0"}}}));
+        "clientInfo": {"name": "bench", "version": "0"}}}),
+    );
     ask(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     ask(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
     std::thread::sleep(Duration::from_millis(500));
