@@ -5,6 +5,7 @@
 //!
 //! The client is required: a machine without it (and without PyPI to install it) fails these
 //! tests; they are never skipped.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
