@@ -15,6 +15,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext};
 use rmcp::transport::IntoTransport;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde::de::DeserializeOwned;
 use tokio::sync::Mutex;
 
 use crate::error::{OpenError, ServeError};
@@ -165,46 +166,28 @@ impl PapayuMcp {
         cancel: Arc<AtomicBool>,
         progress: Option<ProgressSink>,
     ) -> Result<Reply, ArgError> {
+        let redo = tool == McpTool::Redo;
         match tool {
-            McpTool::ValidatePlan => {
-                let a = parse_args(tool, arguments)?;
-                self.blocking(move |s| s.validate_plan(a)).await
-            }
-            McpTool::PreviewPlan => {
-                let a = parse_args(tool, arguments)?;
-                self.blocking(move |s| s.preview_plan(a)).await
-            }
-            McpTool::ReadFile => {
-                let a = parse_args(tool, arguments)?;
-                self.blocking(move |s| s.read_file(a)).await
-            }
-            McpTool::Search => {
-                let a = parse_args(tool, arguments)?;
-                self.blocking(move |s| s.search(a)).await
-            }
-            McpTool::Context => {
-                let a = parse_args(tool, arguments)?;
-                self.blocking(move |s| s.context(a)).await
-            }
+            McpTool::ValidatePlan => self.parsed(tool, arguments, Served::validate_plan).await,
+            McpTool::PreviewPlan => self.parsed(tool, arguments, Served::preview_plan).await,
+            McpTool::ReadFile => self.parsed(tool, arguments, Served::read_file).await,
+            McpTool::Search => self.parsed(tool, arguments, Served::search).await,
+            McpTool::Context => self.parsed(tool, arguments, Served::context).await,
             McpTool::History => {
-                let _: args::NoArgs = parse_args(tool, arguments)?;
-                self.blocking(|s| Ok(s.history())).await
+                self.parsed(tool, arguments, |s, _: args::NoArgs| Ok(s.history()))
+                    .await
             }
             McpTool::ApplyPlan => {
-                let a = parse_args(tool, arguments)?;
-                let _one = self.inner.writes.lock().await;
-                self.blocking(move |s| s.apply_plan(a, cancel)).await
+                self.parsed(tool, arguments, move |s, a| s.apply_plan(a, cancel))
+                    .await
             }
             McpTool::ApplyPatch => {
-                let a = parse_args(tool, arguments)?;
-                let _one = self.inner.writes.lock().await;
-                self.blocking(move |s| s.apply_patch(a, cancel)).await
+                self.parsed(tool, arguments, move |s, a| s.apply_patch(a, cancel))
+                    .await
             }
             McpTool::Undo | McpTool::Redo => {
-                let a = parse_args(tool, arguments)?;
-                let redo = tool == McpTool::Redo;
-                let _one = self.inner.writes.lock().await;
-                self.blocking(move |s| Ok(s.revert(a, redo, cancel))).await
+                self.parsed(tool, arguments, move |s, a| Ok(s.revert(a, redo, cancel)))
+                    .await
             }
             McpTool::PlanGoal | McpTool::RunGoal => {
                 self.run_agent(tool, arguments, cancel, progress).await
@@ -238,6 +221,22 @@ impl PapayuMcp {
                     .await
             }
         })
+    }
+
+    /// Read the arguments of `tool` (a malformed call fails here, without waiting), then run
+    /// `job` with them on a blocking thread — after the writes before it when `tool` writes.
+    async fn parsed<A: DeserializeOwned + Send + 'static>(
+        &self,
+        tool: McpTool,
+        arguments: Option<JsonObject>,
+        job: impl FnOnce(&Served, A) -> Result<Reply, ArgError> + Send + 'static,
+    ) -> Result<Reply, ArgError> {
+        let a = parse_args(tool, arguments)?;
+        let _one = match tool.writes() {
+            true => Some(self.inner.writes.lock().await),
+            false => None,
+        };
+        self.blocking(move |s| job(s, a)).await
     }
 
     /// Run `job` on a blocking thread (the engine does file I/O and fsyncs).

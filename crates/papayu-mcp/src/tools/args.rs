@@ -222,21 +222,8 @@ pub(crate) fn plan_text(plan: &Value) -> Result<String, String> {
         Value::Object(_) | Value::Array(_) => Ok(plan.to_string()),
         Value::String(s) => Ok(s.clone()),
         other => Err(format!(
-            "`plan` must be a JSON object (the plan document) or a string holding one, not {}",
-            json_type(other)
+            "`plan` must be a JSON object (the plan document) or a string holding one, not {other}"
         )),
-    }
-}
-
-/// The JSON type name of `v`, for messages.
-pub(crate) fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

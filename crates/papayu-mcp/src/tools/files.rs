@@ -5,7 +5,7 @@ use papayu_context::{ContextEngine, Refusal, SearchMode};
 use papayu_protocol::{ContextRequest, ErrorCode, sha256_hex};
 use serde_json::{Value, json};
 
-use super::args::{ContextArgs, ReadFileArgs, SearchArgs, json_type};
+use super::args::{ContextArgs, ReadFileArgs, SearchArgs};
 use super::{ArgError, McpTool, Reply};
 use crate::served::Served;
 
@@ -138,8 +138,7 @@ fn context_request(tool: McpTool, i: usize, value: &Value) -> Result<ContextRequ
         return Err(ArgError::new(
             tool.name(),
             format!(
-                "`requests[{i}]` must be an object such as {{\"type\":\"read_file\",\"path\":\"src/lib.rs\"}}, not {}",
-                json_type(value)
+                "`requests[{i}]` must be an object such as {{\"type\":\"read_file\",\"path\":\"src/lib.rs\"}}, not {value}"
             ),
         ));
     }
