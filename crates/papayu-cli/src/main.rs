@@ -96,6 +96,8 @@ enum Command {
     Analyze(cmd::analyze::Args),
     /// Solve the goals of a file, each as its own verified transaction.
     Batch(cmd::batch::Args),
+    /// Serve the project to an MCP client (Claude Code, Codex, Cursor…) over stdio.
+    Mcp(cmd::mcp::Args),
     /// Run a command confined (the launcher of check commands).
     #[command(hide = true)]
     SandboxExec(cmd::sandbox_exec::Args),
@@ -153,6 +155,7 @@ fn main() -> ExitCode {
         Command::Undo(args) => cmd::undo::run(args, &cli.global),
         Command::Redo(args) => cmd::redo::run(args, &cli.global),
         Command::History(args) => cmd::history::run(args, &cli.global),
+        Command::Mcp(args) => cmd::mcp::run(args, &cli.global),
         Command::Ui(args) => cmd::ui::run(args, &cli.global),
         Command::Recover(args) => cmd::recover::run(args, &cli.global),
         Command::ApplyPatch(args) => cmd::apply_patch::run(args, &cli.global),

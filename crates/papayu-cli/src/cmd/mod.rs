@@ -14,6 +14,7 @@ pub mod context;
 pub mod doctor;
 pub mod findings;
 pub mod history;
+pub mod mcp;
 pub mod memory;
 pub mod model;
 pub mod plan;
