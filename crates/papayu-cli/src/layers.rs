@@ -88,6 +88,9 @@ pub fn project_root(global: &Global) -> Result<ProjectRoot> {
         discovery = discovery.ceiling(home);
     }
     let found = discovery.discover().map_err(|e| match e {
+        RootError::NotADirectory { path } if path.exists() => {
+            UsageError(format!("--project {path}: not a directory"))
+        }
         RootError::NotADirectory { path } => {
             UsageError(format!("--project {path}: no such directory"))
         }
