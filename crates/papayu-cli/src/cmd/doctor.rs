@@ -264,7 +264,7 @@ fn probe_local(config: &papayu_agent::AgentConfig, path: &std::path::Path) -> se
     let mut local = match super::session::local_config(path) {
         Ok(local) => local,
         Err(e) => {
-            return serde_json::json!({"ok": false, "code": papayu_protocol::ErrorCode::LlmConfig, "error": e.to_string()});
+            return serde_json::json!({"ok": false, "code": ErrorCode::LlmConfig, "error": e.to_string()});
         }
     };
     local.timeout = config.timeout;
