@@ -11,7 +11,10 @@ use crate::Cli;
 /// The groups of `papayu --help`, in order. A command no group names is listed under
 /// [`OTHER`], so a new command is never hidden.
 const GROUPS: &[(&str, &[&str])] = &[
-    ("Plan and apply", &["plan", "apply", "run", "chat", "ask"]),
+    (
+        "Plan and apply",
+        &["plan", "apply", "run", "chat", "batch", "commands", "ask"],
+    ),
     (
         "Plan files",
         &["validate", "preview", "apply-plan", "apply-patch", "schema"],
@@ -21,7 +24,14 @@ const GROUPS: &[(&str, &[&str])] = &[
         "Context and traces",
         &["context", "trace", "report", "memory"],
     ),
-    ("Setup", &["config", "doctor", "model", "ui", "completions"]),
+    (
+        "Research and analysis",
+        &["research", "trends", "findings", "analyze"],
+    ),
+    (
+        "Setup",
+        &["config", "doctor", "model", "ui", "mcp", "completions"],
+    ),
 ];
 
 /// The heading of commands no group names.

@@ -45,15 +45,16 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
-/// Run one scenario of `mcp_client.py`; its output when it passed.
-fn scenario(project: &Path, name: &str, env: &[(&str, &str)]) -> String {
-    let scratch = tempfile::tempdir().expect("tempdir");
+/// Run one scenario of `mcp_client.py` with `user` as the user's cache and configuration
+/// directories (papayu's journal key lives there: processes of one user share them); its output
+/// when it passed.
+fn scenario(project: &Path, user: &Path, name: &str, env: &[(&str, &str)]) -> String {
     let out = Command::new(python())
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.py"))
         .arg(env!("CARGO_BIN_EXE_papayu"))
         .arg(project)
         .arg(name)
-        .env("MCP_E2E_SCRATCH", scratch.path())
+        .env("MCP_E2E_SCRATCH", user)
         .envs(env.iter().copied())
         .output()
         .expect("run the MCP client");
@@ -70,7 +71,8 @@ fn scenario(project: &Path, name: &str, env: &[(&str, &str)]) -> String {
 #[test]
 fn mcp_session_with_the_python_sdk() {
     let dir = project();
-    scenario(dir.path(), "session", &[]);
+    let user = tempfile::tempdir().expect("tempdir");
+    scenario(dir.path(), user.path(), "session", &[]);
     assert_eq!(
         fs_err::read_to_string(dir.path().join("src/app.py")).expect("read"),
         APP
@@ -80,7 +82,8 @@ fn mcp_session_with_the_python_sdk() {
 #[test]
 fn mcp_read_only_with_the_python_sdk() {
     let dir = project();
-    scenario(dir.path(), "read-only", &[]);
+    let user = tempfile::tempdir().expect("tempdir");
+    scenario(dir.path(), user.path(), "read-only", &[]);
     assert!(!dir.path().join("n.txt").exists());
 }
 
@@ -89,17 +92,16 @@ struct RawServer {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<Value>,
-    _scratch: tempfile::TempDir,
 }
 
 impl RawServer {
-    fn start(project: &Path) -> RawServer {
-        let scratch = tempfile::tempdir().expect("tempdir");
+    /// `papayu mcp` on `project`, with `user` as the user's cache and configuration directories.
+    fn start(project: &Path, user: &Path) -> RawServer {
         let mut child = Command::new(env!("CARGO_BIN_EXE_papayu"))
             .args(["mcp", "--project"])
             .arg(project)
-            .env("XDG_CACHE_HOME", scratch.path().join("cache"))
-            .env("XDG_CONFIG_HOME", scratch.path().join("config"))
+            .env("XDG_CACHE_HOME", user.join("cache"))
+            .env("XDG_CONFIG_HOME", user.join("config"))
             .env("PAPAYU_SANDBOX", "off")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -122,7 +124,6 @@ impl RawServer {
             child,
             stdin,
             lines,
-            _scratch: scratch,
         };
         server.send(
             json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -198,7 +199,8 @@ impl Drop for RawServer {
 #[test]
 fn mcp_client_disconnecting_mid_apply_rolls_the_apply_back() {
     let dir = project();
-    let mut server = RawServer::start(dir.path());
+    let user = tempfile::tempdir().expect("tempdir");
+    let mut server = RawServer::start(dir.path(), user.path());
     server.apply_slowly(dir.path());
     // The client goes away: stdin closes while the check runs.
     drop(server.stdin.take());
@@ -215,7 +217,9 @@ fn mcp_client_disconnecting_mid_apply_rolls_the_apply_back() {
 #[test]
 fn mcp_server_killed_mid_apply_recovers_on_next_open() {
     let dir = project();
-    let mut server = RawServer::start(dir.path());
+    // The killed server and the next one are the same user's: the next can prove the journal.
+    let user = tempfile::tempdir().expect("tempdir");
+    let mut server = RawServer::start(dir.path(), user.path());
     server.apply_slowly(dir.path());
     server.child.kill().expect("kill");
     server.child.wait().expect("wait");
@@ -227,6 +231,7 @@ fn mcp_server_killed_mid_apply_recovers_on_next_open() {
     let sha = hex::encode(Sha256::digest(APP.as_bytes()));
     scenario(
         dir.path(),
+        user.path(),
         "recovered",
         &[("MCP_E2E_EXPECT_SHA256", sha.as_str())],
     );

@@ -1,7 +1,6 @@
 //! `papayu apply-plan <plan.json> [--yes] [--check CMD]... [--no-check]`, and the helpers the
 //! other transaction commands share (loading a plan, printing a preview, reporting an error).
 
-use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -151,20 +150,14 @@ pub fn print_preview(preview: &Preview) {
 }
 
 fn confirm(deletes: bool) -> Result<bool> {
-    let mut err = std::io::stderr();
-    write!(
-        err,
-        "Apply these changes{}? [y/N] ",
+    crate::cmd::session::confirm(&format!(
+        "Apply these changes{}?",
         if deletes {
             " (including deletions)"
         } else {
             ""
         }
-    )?;
-    err.flush()?;
-    let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line)?;
-    Ok(matches!(line.trim().to_lowercase().as_str(), "y" | "yes"))
+    ))
 }
 
 #[allow(
