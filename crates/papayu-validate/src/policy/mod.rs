@@ -1,5 +1,5 @@
 //! The project policy (SPEC §4): limits, protected globs, the extension allow-list.
-//! Touches only values: a project may tune it in `.papa-yu/policy.json`; reading that file is the caller's job.
+//! Touches only values: a project may tune it in `.papa-yu/policy.json`, which the caller reads.
 
 mod defaults;
 mod protected;
