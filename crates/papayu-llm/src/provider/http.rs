@@ -79,11 +79,21 @@ impl HttpProvider {
     /// (what the conformance snapshots record).
     pub fn request_body(&self, request: &ChatRequest, format: ResponseFormat) -> Value {
         let messages = self.outgoing_messages(request);
-        let max_tokens = self.max_tokens(request);
+        self.body(request, &messages, format, self.max_tokens(request))
+    }
+
+    /// The body of `request` in `format`, from its already prepared messages and answer limit.
+    fn body(
+        &self,
+        request: &ChatRequest,
+        messages: &[Message],
+        format: ResponseFormat,
+        max_tokens: u32,
+    ) -> Value {
         dialect::build_body(
             &self.config,
             &BodyParams {
-                messages: &messages,
+                messages,
                 format,
                 protocol: request.protocol,
                 max_tokens,
@@ -165,17 +175,7 @@ impl HttpProvider {
         let mut fallbacks = Vec::new();
         let mut retries = 0;
         loop {
-            let body = dialect::build_body(
-                &self.config,
-                &BodyParams {
-                    messages: &messages,
-                    format,
-                    protocol: request.protocol,
-                    max_tokens,
-                    stream: request.stream,
-                    shape: request.answer_shape.as_deref(),
-                },
-            );
+            let body = self.body(request, &messages, format, max_tokens);
             let bytes = serde_json::to_vec(&body)
                 .map_err(|e| LlmError::config(format!("cannot serialise the request body: {e}")))?;
             tracing::info!(
