@@ -208,17 +208,23 @@ fn run_yes_against_the_local_model_is_safe_whatever_it_answers() {
     );
     assert_eq!(tree(&sentinel), sentinel_before, "{report}");
 
-    // A trace was written, for this call, with strict JSON asked for.
+    // A trace per model call (`run` makes up to 3 attempts, DECISIONS D24), each with strict
+    // JSON asked for.
     let traces = traces(&project, &report);
-    assert_eq!(traces.len(), 1, "{report}");
-    let trace = &traces[0];
-    assert_eq!(trace["mode"], "APPLY", "{trace:#}");
-    assert_eq!(trace["strict_json"], true, "{trace:#}");
-    assert_eq!(trace["token_budget"], 512, "{trace:#}");
     assert!(
-        !trace["attempts"].as_array().unwrap().is_empty(),
-        "{trace:#}"
+        (1..=3).contains(&traces.len()),
+        "{} traces\n{report}",
+        traces.len()
     );
+    for trace in &traces {
+        assert_eq!(trace["mode"], "APPLY", "{trace:#}");
+        assert_eq!(trace["strict_json"], true, "{trace:#}");
+        assert_eq!(trace["token_budget"], 512, "{trace:#}");
+        assert!(
+            !trace["attempts"].as_array().unwrap().is_empty(),
+            "{trace:#}"
+        );
+    }
 
     // The server refuses json_schema naming response_format: papayu stepped down and logged it.
     let fallback = run
@@ -233,6 +239,10 @@ fn run_yes_against_the_local_model_is_safe_whatever_it_answers() {
     match code {
         Some(0) => {
             // Valid JSON was obtained and only its actions' paths changed.
+            let trace = traces
+                .iter()
+                .find(|t| t["apply"]["outcome"] == "applied")
+                .unwrap_or_else(|| panic!("exit 0 without an applied trace\n{report}"));
             let validated = &trace["validated_json"];
             assert!(validated.is_object(), "{trace:#}");
             let paths: BTreeSet<String> = validated["actions"]
@@ -261,14 +271,18 @@ fn run_yes_against_the_local_model_is_safe_whatever_it_answers() {
                 diff.is_empty(),
                 "changed {diff:?} although exit {code:?}\n{report}"
             );
-            if code == Some(3) {
-                assert_eq!(trace["event"], "LLM_PLAN_ERR", "{trace:#}");
-                assert!(trace["error_code"].is_string(), "{trace:#}");
-            } else {
-                assert!(
-                    trace["error_code"].is_string() || trace["apply"]["outcome"] == "rolled_back",
-                    "{trace:#}"
-                );
+            // No attempt stayed applied: each was rejected or rolled back.
+            for trace in &traces {
+                if code == Some(3) {
+                    assert_eq!(trace["event"], "LLM_PLAN_ERR", "{trace:#}");
+                    assert!(trace["error_code"].is_string(), "{trace:#}");
+                } else {
+                    assert!(
+                        trace["error_code"].is_string()
+                            || trace["apply"]["outcome"] == "rolled_back",
+                        "{trace:#}"
+                    );
+                }
             }
         }
     }
