@@ -379,10 +379,11 @@ describe('papayu ui in a browser', () => {
     await page.getByLabel('Temperature').fill('0.2');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByRole('status').getByText('Saved.').waitFor();
-    const stored = JSON.parse(readFileSync(join(project.base, 'config', 'papayu', 'ui-settings.json'), 'utf8'));
-    assert.equal(stored.api_key_env, 'OPENAI_API_KEY');
-    assert.equal(stored.model, 'gpt-test');
-    assert.ok(!JSON.stringify(stored).includes('sk-'), 'no key in the settings file');
+    // Saved to the one configuration file the CLI reads too (DECISIONS D30).
+    const stored = readFileSync(join(project.base, 'config', 'papayu', 'config.toml'), 'utf8');
+    assert.match(stored, /^api_key_env = "OPENAI_API_KEY"$/m, stored);
+    assert.match(stored, /^model = "gpt-test"$/m, stored);
+    assert.ok(!stored.includes('sk-'), 'no key in the settings file');
     // The theme toggle: dark is stored and applied.
     await page.getByRole('button', { name: /Switch theme/ }).click();
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
