@@ -156,7 +156,8 @@ struct Sink<'i> {
 }
 
 impl Sink<'_> {
-    fn action(&mut self, i: usize, code: ErrorCode, message: impl Into<String>) {
+    /// A violation located at action `i`: its index in the answer and its path.
+    fn at(&self, i: usize, code: ErrorCode, message: impl Into<String>) -> (usize, Violation) {
         let index = (self.input.index)(i);
         let path = self
             .input
@@ -164,24 +165,18 @@ impl Sink<'_> {
             .get(i)
             .map(|a| a.path.clone())
             .unwrap_or_default();
-        self.violations
-            .push(Violation::new(code, message).at_action(index, path));
+        (index, Violation::new(code, message).at_action(index, path))
+    }
+
+    fn action(&mut self, i: usize, code: ErrorCode, message: impl Into<String>) {
+        let (_, violation) = self.at(i, code, message);
+        self.violations.push(violation);
     }
 
     fn field(&mut self, i: usize, field: &str, code: ErrorCode, message: impl Into<String>) {
-        let index = (self.input.index)(i);
-        let path = self
-            .input
-            .actions
-            .get(i)
-            .map(|a| a.path.clone())
-            .unwrap_or_default();
+        let (index, violation) = self.at(i, code, message);
         let pointer = format!("{}/{index}/{field}", self.input.pointer_base);
-        self.violations.push(
-            Violation::new(code, message)
-                .at_action(index, path)
-                .with_pointer(pointer),
-        );
+        self.violations.push(violation.with_pointer(pointer));
     }
 
     fn plan(&mut self, code: ErrorCode, message: impl Into<String>) {
