@@ -304,3 +304,21 @@ export interface ConnectionTest {
   checks: unknown[];
   error: ApiErrorBody | null;
 }
+
+/** One card of a design-trends search (`trends`). */
+export interface TrendCard {
+  title: string;
+  /** An http(s) link on one of the curated design domains. */
+  url: string;
+  /** Its domain. */
+  source: string;
+  date: string | null;
+  summary: string;
+}
+
+export interface Trends {
+  topic: string;
+  query: string;
+  domains: string[];
+  cards: TrendCard[];
+}

@@ -396,3 +396,28 @@ pub struct ConnectionTest {
     /// What went wrong: the configuration, or the first provider that failed.
     pub error: Option<ApiError>,
 }
+
+/// `trends` arguments.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct TrendsArgs {
+    /// What to look for (default: UI design and icon trends).
+    #[serde(default)]
+    pub topic: Option<String>,
+}
+
+/// `trends` result: the topic, the query as sent, the domains searched and the cards.
+pub use papayu_integrations::trends::{TrendCard, Trends};
+
+/// `open_url` arguments.
+#[derive(Debug, Clone, Deserialize)]
+pub struct OpenUrlArgs {
+    /// An `http` or `https` URL.
+    pub url: String,
+}
+
+/// `open_url` result.
+#[derive(Debug, Clone, Serialize)]
+pub struct OpenedUrl {
+    /// The URL as handed to the opener (normalised).
+    pub url: String,
+}
