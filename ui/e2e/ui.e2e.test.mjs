@@ -449,7 +449,7 @@ describe('UI polish at 1400×900 and 420 px, light and dark', () => {
         await assertUncovered(page.getByRole('button', { name: /^Apply \d+ action/ }), 'the Apply button');
         await assertNoOverflow(page, 'chat with a preview');
         await shot('preview');
-        for (const tab of ['History', 'Traces', 'Report', 'Settings']) {
+        for (const tab of ['History', 'Traces', 'Report', 'Trends', 'Settings']) {
           await page.getByRole('tab', { name: tab }).click();
           if (tab === 'Report') {
             await page.locator('svg.chart').waitFor();
@@ -599,6 +599,9 @@ describe('the Trends tab', () => {
     const opener = recordingOpener(base);
     try {
       const { page } = await trendsPage({ PAPAYU_RESEARCH: '1', PAPAYU_SEARXNG_URL: searxng.url, PAPAYU_RESEARCH_PAGES: '0', PAPAYU_OPENER: opener.script });
+      await page.getByRole('tab', { name: 'Settings' }).click();
+      assert.match(await page.getByTestId('research-status').innerText(), /: on \(searxng\)/);
+      await page.getByRole('tab', { name: 'Trends' }).click();
       await page.getByLabel('Topic').fill('icons');
       await page.getByRole('button', { name: 'Search' }).click();
       const cards = page.getByTestId('trend-card');
@@ -644,6 +647,8 @@ describe('the Trends tab', () => {
       await page.screenshot({ path: join(RESULTS, 'trends-not-configured.png'), fullPage: true });
       await err.getByRole('button', { name: 'Open Settings' }).click();
       assert.equal(await page.getByRole('tab', { name: 'Settings' }).getAttribute('aria-selected'), 'true');
+      assert.match(await page.getByTestId('research-status').innerText(), /Online research \(Trends, web_search\): off — online research is off/);
+      await page.screenshot({ path: join(RESULTS, 'trends-settings.png'), fullPage: true });
       assert.deepEqual(page.errors, []);
     } finally {
       await searxng.close();

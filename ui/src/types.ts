@@ -228,6 +228,8 @@ export interface AppInfo {
   env: { provider: string | null; model: string | null; api_url: string | null; protocol: number | string | null };
   /** The project `papayu ui` was started for (`--project`, else the working directory's). */
   project: string | null;
+  /** Online research (the Trends tab), as the environment configures it. */
+  research: { on: boolean; backend: string | null; problem: string | null };
 }
 
 export interface TraceSummary {

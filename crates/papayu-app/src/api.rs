@@ -36,6 +36,21 @@ pub struct AppInfo {
     /// The project the frontend was started for (`papayu ui --project`, else the working
     /// directory's): the UI opens it first.
     pub project: Option<String>,
+    /// Whether online research (the Trends tab, `web_search`) is usable, as the environment
+    /// configures it.
+    pub research: ResearchStatus,
+}
+
+/// Online research as the environment configures it (Settings shows it; the Trends tab needs
+/// it on).
+#[derive(Debug, Clone, Serialize)]
+pub struct ResearchStatus {
+    /// Research is on and has a search service.
+    pub on: bool,
+    /// `tavily` or `searxng`, when on.
+    pub backend: Option<String>,
+    /// Why it is not usable (off, no search service, an invalid variable), when it is not.
+    pub problem: Option<String>,
 }
 
 /// What the environment configures (SPEC §12), keys left out.

@@ -5,7 +5,7 @@
 use papayu_integrations::research::Researcher;
 use papayu_integrations::{IntegrationsConfig, ResearchError, automation, trends};
 
-use crate::api::{OpenUrlArgs, OpenedUrl, Trends, TrendsArgs};
+use crate::api::{OpenUrlArgs, OpenedUrl, ResearchStatus, Trends, TrendsArgs};
 use crate::{ApiError, App};
 
 fn research_error(e: &ResearchError) -> ApiError {
@@ -19,6 +19,26 @@ impl App {
         let o = &self.inner.options;
         let lookup = |name: &str| (o.key_lookup)(name);
         Ok(IntegrationsConfig::from_env(&o.env, &lookup)?.with_cache_home(o.cache_dir.as_deref()))
+    }
+
+    /// Whether online research is usable; nothing is sent to find out.
+    pub(crate) fn research_status(&self) -> ResearchStatus {
+        let checked = self.integrations().and_then(|c| {
+            Researcher::new(c.research.clone()).map_err(|e| research_error(&e))?;
+            Ok(c)
+        });
+        match checked {
+            Ok(c) => ResearchStatus {
+                on: true,
+                backend: c.research.backend.as_ref().map(|b| b.name().to_owned()),
+                problem: None,
+            },
+            Err(e) => ResearchStatus {
+                on: false,
+                backend: None,
+                problem: Some(e.message),
+            },
+        }
     }
 
     /// `trends`: design and icon trends from the curated design domains, as cards (the same

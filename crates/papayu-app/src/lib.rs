@@ -229,6 +229,7 @@ impl App {
                 protocol: get("PAPAYU_PROTOCOL_VERSION").or_else(|| get("PAPAYU_PROTOCOL_DEFAULT")),
             },
             project: self.inner.options.project.as_ref().map(ToString::to_string),
+            research: self.research_status(),
         })
     }
 

@@ -38,7 +38,7 @@ export function mockTransport(): Transport {
     return { job_id: id };
   };
   const handlers: Record<string, (a: Record<string, unknown>) => unknown> = {
-    app_info: () => ({ version: '0.1.0-mock', transport: 'http', config_dir: '/tmp/mock', env: { provider: 'openai-compatible', model: 'mock', api_url: 'http://127.0.0.1:1/v1', protocol: 2 }, project: null }),
+    app_info: () => ({ version: '0.1.0-mock', transport: 'http', config_dir: '/tmp/mock', env: { provider: 'openai-compatible', model: 'mock', api_url: 'http://127.0.0.1:1/v1', protocol: 2 }, project: null, research: { on: true, backend: 'searxng', problem: null } }),
     recent_projects: () => [{ path: '/home/me/demo', name: 'demo', opened_unix_ms: Date.now() - 3600e3 }],
     list_dir: (a) => ({ path: (a.path as string) ?? '/home/me', parent: '/home', entries: [{ name: 'demo', is_dir: true, is_project: true }, { name: 'notes', is_dir: true, is_project: false }] }),
     open_project: (a) => ({ path: a.path, name: String(a.path).split('/').pop(), saved_plan: null, history }),

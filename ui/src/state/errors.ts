@@ -51,7 +51,7 @@ export function adviceFor(code: string): ErrorAdvice {
 export function researchAdvice(code: string): ErrorAdvice {
   if (code === 'ERR_INVALID_CONFIG') {
     return {
-      hint: 'Online research is not configured, so nothing was sent. Start papayu with PAPAYU_RESEARCH=1 and a search service (TAVILY_API_KEY for Tavily, or PAPAYU_SEARXNG_URL for SearXNG); Settings shows the environment papayu started with (docs/INTEGRATIONS.md).',
+      hint: 'Online research is not configured, so nothing was sent. Start papayu with PAPAYU_RESEARCH=1 and a search service (TAVILY_API_KEY for Tavily, or PAPAYU_SEARXNG_URL for SearXNG); Settings shows what research lacks (docs/INTEGRATIONS.md).',
       settings: true,
       retry: false,
     };

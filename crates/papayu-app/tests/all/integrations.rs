@@ -145,6 +145,10 @@ async fn trends_are_cards_from_the_curated_domains_only() {
         ],
     )
     .await;
+    let research = f.app.app_info(NoArgs {}).await.unwrap().research;
+    assert!(research.on);
+    assert_eq!(research.backend.as_deref(), Some("searxng"));
+    assert_eq!(research.problem, None);
     let t = f
         .app
         .trends(TrendsArgs {
@@ -186,6 +190,12 @@ async fn trends_without_research_is_a_config_error_and_sends_nothing() {
         let err = f.app.trends(TrendsArgs::default()).await.unwrap_err();
         assert_eq!(err.code, "ERR_INVALID_CONFIG", "{env:?}");
         assert!(err.message.contains("PAPAYU_"), "{err:?}");
+        let research = f.app.app_info(NoArgs {}).await.unwrap().research;
+        assert!(!research.on, "{env:?}");
+        assert!(
+            err.message.contains(research.problem.as_deref().unwrap()),
+            "Settings says what the error says: {research:?} / {err:?}"
+        );
     }
     assert_eq!(search.received_requests().await.unwrap().len(), 0);
 }
