@@ -96,14 +96,18 @@ fn undo_paths(project: &Project, model: &Model) -> Vec<Vec<String>> {
         .collect()
 }
 
-#[test]
-fn batch_stops_at_the_failing_goal_and_rolls_it_back() {
+/// Run the three goals with `extra` flags: exit 1, goal 1 verified, goal 2 rolled back
+/// (`notes.txt` byte for byte as before), goal 3 ending as `third`; the files `created` are the
+/// only change on disk, the model was asked `calls` times, and `papayu history` holds one
+/// transaction per created file, newest first.
+fn check(extra: &[&str], third: &str, total: &str, created: &[(&str, &str)], calls: usize) {
     let project = shell_project();
     let model = Model::start(&answers());
     let before = project.tree();
-    let run = batch(&project, &model, &[]);
+    let run = batch(&project, &model, extra);
     run.expect_code(1);
-    let (rows, total) = table(&run.stdout);
+    let (rows, last) = table(&run.stdout);
+    let third_attempts = if third == "skipped" { "0" } else { "1" };
     assert_eq!(
         rows,
         [
@@ -115,49 +119,42 @@ fn batch_stops_at_the_failing_goal_and_rolls_it_back() {
                 "ERR_CHECK_FAILED",
                 "break notes.txt"
             ),
-            row("3", "skipped", "0", "-", "create c.txt"),
+            row("3", third, third_attempts, "-", "create c.txt"),
         ],
         "{run:#?}"
     );
-    assert_eq!(total, "1 of 3 goals succeeded");
-    // Goal 1's file only; goal 2 rolled back (notes.txt byte for byte); goal 3 never asked.
+    assert_eq!(last, total);
     let mut expected = before.clone();
-    expected.insert("a.txt".into(), b"A\n".to_vec());
+    for (path, text) in created {
+        expected.insert((*path).into(), text.as_bytes().to_vec());
+    }
     assert_tree(&project, &expected, &run);
-    assert_eq!(model.requests().len(), 2, "the skipped goal asks nothing");
-    assert_eq!(undo_paths(&project, &model), [["a.txt"]]);
+    assert_eq!(model.requests().len(), calls);
+    let newest_first: Vec<Vec<&str>> = created.iter().rev().map(|(p, _)| vec![*p]).collect();
+    assert_eq!(undo_paths(&project, &model), newest_first);
+}
+
+#[test]
+fn batch_stops_at_the_failing_goal_and_rolls_it_back() {
+    // The skipped goal asks the model nothing.
+    check(
+        &[],
+        "skipped",
+        "1 of 3 goals succeeded",
+        &[("a.txt", "A\n")],
+        2,
+    );
 }
 
 #[test]
 fn batch_keep_going_runs_every_goal() {
-    let project = shell_project();
-    let model = Model::start(&answers());
-    let before = project.tree();
-    let run = batch(&project, &model, &["--keep-going"]);
-    run.expect_code(1);
-    let (rows, total) = table(&run.stdout);
-    assert_eq!(
-        rows,
-        [
-            row("1", "verified", "1", "-", "create a.txt"),
-            row(
-                "2",
-                "not_solved",
-                "1",
-                "ERR_CHECK_FAILED",
-                "break notes.txt"
-            ),
-            row("3", "verified", "1", "-", "create c.txt"),
-        ],
-        "{run:#?}"
+    check(
+        &["--keep-going"],
+        "verified",
+        "2 of 3 goals succeeded",
+        &[("a.txt", "A\n"), ("c.txt", "C\n")],
+        3,
     );
-    assert_eq!(total, "2 of 3 goals succeeded");
-    let mut expected = before.clone();
-    expected.insert("a.txt".into(), b"A\n".to_vec());
-    expected.insert("c.txt".into(), b"C\n".to_vec());
-    assert_tree(&project, &expected, &run);
-    assert_eq!(model.requests().len(), 3);
-    assert_eq!(undo_paths(&project, &model), [["c.txt"], ["a.txt"]]);
 }
 
 #[test]
