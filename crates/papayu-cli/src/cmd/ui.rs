@@ -35,10 +35,6 @@ fn app_options(global: &Global) -> Result<AppOptions> {
         .map_err(|p| UsageError(format!("config directory {} is not UTF-8", p.display())))?;
     let mut options = AppOptions::new(config, Transport::Http)
         .env(env_map())
-        .cache_dir(
-            Utf8PathBuf::from_path_buf(cache_dir())
-                .map_err(|p| UsageError(format!("cache directory {} is not UTF-8", p.display())))?,
-        )
         .key_lookup(|name| std::env::var(name).ok())
         .provider_factory({
             // The CLI's own choice (the local model included), not only the network providers.
@@ -58,6 +54,10 @@ fn app_options(global: &Global) -> Result<AppOptions> {
                 })
             }
         });
+    // As the CLI's commands: a cache directory that is not UTF-8 only loses research's disk cache.
+    if let Ok(cache) = Utf8PathBuf::from_path_buf(cache_dir()) {
+        options = options.cache_dir(cache);
+    }
     if let Some(home) = std::env::var_os("HOME").and_then(|h| h.into_string().ok()) {
         options = options.home_dir(home);
     }
