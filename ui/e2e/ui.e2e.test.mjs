@@ -449,7 +449,7 @@ describe('UI polish at 1400×900 and 420 px, light and dark', () => {
         await assertUncovered(page.getByRole('button', { name: /^Apply \d+ action/ }), 'the Apply button');
         await assertNoOverflow(page, 'chat with a preview');
         await shot('preview');
-        for (const tab of ['History', 'Traces', 'Report', 'Settings']) {
+        for (const tab of ['History', 'Traces', 'Report', 'Trends', 'Settings']) {
           await page.getByRole('tab', { name: tab }).click();
           if (tab === 'Report') {
             await page.locator('svg.chart').waitFor();
@@ -545,5 +545,113 @@ describe('UI polish at 1400×900 and 420 px, light and dark', () => {
     await page.getByTestId('error').getByRole('button', { name: 'Retry' }).click();
     await page.getByTestId('plan').getByText('the retried plan').waitFor();
     assert.deepEqual(page.errors, []);
+  });
+});
+
+/** A SearXNG instance on 127.0.0.1 (JSON format on) answering every search with `results`. */
+async function startSearxng(results) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://127.0.0.1');
+    requests.push(url);
+    if (req.method !== 'GET' || url.pathname !== '/search' || url.searchParams.get('format') !== 'json') {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    const body = { query: url.searchParams.get('q'), number_of_results: results.length, results, answers: [], suggestions: [], unresponsive_engines: [] };
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}`, requests, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** A URL opener (`PAPAYU_OPENER`) that writes its arguments, one a line, to `<base>/opened`. */
+function recordingOpener(base) {
+  const file = join(base, 'opened');
+  const script = join(base, 'record-open');
+  writeFileSync(script, `#!/bin/sh\nprintf '%s\\n' "$@" > '${file}.tmp' && mv '${file}.tmp' '${file}'\n`, { mode: 0o755 });
+  return { script, opened: () => waitFor(() => existsSync(file) && readFileSync(file, 'utf8').split('\n').filter((l) => l), 'the opener was never started') };
+}
+
+describe('the Trends tab', () => {
+  const CARDS = [
+    { url: 'https://lucide.dev/blog/lucide-1', title: 'Lucide 1.0: a thousand icons', content: 'Outlined icons with a consistent 2 px stroke.', engine: 'duckduckgo', publishedDate: '2026-05-01T00:00:00' },
+    { url: 'https://www.smashingmagazine.com/2026/04/bento-grids/', title: 'Bento grids in product UI', content: 'Card layouts that group features at a glance.', engine: 'duckduckgo', publishedDate: null },
+    { url: 'https://elsewhere.example/spam', title: 'Off the curated list', content: 'Never shown.', engine: 'duckduckgo' },
+  ];
+
+  /** `papayu ui` with `env`, the Trends tab open. */
+  async function trendsPage(env) {
+    model.script([]);
+    const project = tempProject('rust-lib');
+    const server = await startServer(model, project.base, env, { project: project.root });
+    servers.push(server);
+    const page = await newPage(browser);
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.goto(server.url);
+    await page.getByRole('tab', { name: 'Trends' }).click();
+    return { project, page };
+  }
+
+  test('cards from the search service; a link opens in the system browser, never in the window', async () => {
+    const searxng = await startSearxng(CARDS);
+    const base = tempProject('rust-lib').base;
+    const opener = recordingOpener(base);
+    try {
+      const { page } = await trendsPage({ PAPAYU_RESEARCH: '1', PAPAYU_SEARXNG_URL: searxng.url, PAPAYU_RESEARCH_PAGES: '0', PAPAYU_OPENER: opener.script });
+      await page.getByRole('tab', { name: 'Settings' }).click();
+      assert.match(await page.getByTestId('research-status').innerText(), /: on \(searxng\)/);
+      await page.getByRole('tab', { name: 'Trends' }).click();
+      await page.getByLabel('Topic').fill('icons');
+      await page.getByRole('button', { name: 'Search' }).click();
+      const cards = page.getByTestId('trend-card');
+      await cards.first().waitFor();
+      assert.equal(await cards.count(), 2, 'only the curated domains');
+      assert.match(await page.getByTestId('trends-summary').innerText(), /2 cards for “icons”/);
+      const first = cards.nth(0);
+      assert.equal(await first.getByRole('link').innerText(), 'Lucide 1.0: a thousand icons');
+      assert.equal(await first.getByRole('link').getAttribute('href'), 'https://lucide.dev/blog/lucide-1');
+      assert.match(await first.innerText(), /lucide\.dev · 2026-05-01/);
+      assert.match(await first.innerText(), /consistent 2 px stroke/);
+      assert.match(await cards.nth(1).innerText(), /smashingmagazine\.com/);
+      assert.equal(searxng.requests.length, 1);
+      assert.match(searxng.requests[0].searchParams.get('q'), /^icons latest/);
+      await page.screenshot({ path: join(RESULTS, 'trends.png'), fullPage: true });
+      await assertNoOverflow(page, 'trends');
+
+      const before = page.url();
+      await first.getByRole('link').click();
+      assert.deepEqual(await opener.opened(), ['https://lucide.dev/blog/lucide-1']);
+      assert.equal(page.url(), before, 'the window stayed on the UI');
+      assert.equal(page.context().pages().length, 1, 'no new window');
+      assert.deepEqual(page.errors, []);
+    } finally {
+      await searxng.close();
+    }
+  });
+
+  test('research not configured: an error card with the code, what to set and Settings; nothing sent', async () => {
+    const searxng = await startSearxng(CARDS);
+    try {
+      // A search service but research off: it must not be asked.
+      const { page } = await trendsPage({ PAPAYU_SEARXNG_URL: searxng.url });
+      await page.getByRole('button', { name: 'Search' }).click();
+      const err = page.locator('.error-box[data-code="ERR_INVALID_CONFIG"]');
+      await err.waitFor();
+      assert.match(await err.innerText(), /online research is off/);
+      const hint = await err.getByTestId('error-hint').innerText();
+      assert.match(hint, /nothing was sent/);
+      assert.match(hint, /PAPAYU_RESEARCH=1/);
+      assert.equal(await page.getByTestId('trend-card').count(), 0);
+      assert.equal(searxng.requests.length, 0, 'nothing sent');
+      await page.screenshot({ path: join(RESULTS, 'trends-not-configured.png'), fullPage: true });
+      await err.getByRole('button', { name: 'Open Settings' }).click();
+      assert.equal(await page.getByRole('tab', { name: 'Settings' }).getAttribute('aria-selected'), 'true');
+      assert.match(await page.getByTestId('research-status').innerText(), /Online research \(Trends, web_search\): off — online research is off/);
+      await page.screenshot({ path: join(RESULTS, 'trends-settings.png'), fullPage: true });
+      assert.deepEqual(page.errors, []);
+    } finally {
+      await searxng.close();
+    }
   });
 });

@@ -11,10 +11,11 @@ import { ProjectPicker } from './views/Picker';
 import { ReportPanel } from './views/Report';
 import { SettingsView } from './views/Settings';
 import { TracesView } from './views/Traces';
+import { TrendsView } from './views/Trends';
 
-const TABS = ['chat', 'history', 'traces', 'report', 'settings'] as const;
+const TABS = ['chat', 'history', 'traces', 'report', 'trends', 'settings'] as const;
 type Tab = (typeof TABS)[number];
-const TAB_LABEL: Record<Tab, string> = { chat: 'Chat', history: 'History', traces: 'Traces', report: 'Report', settings: 'Settings' };
+const TAB_LABEL: Record<Tab, string> = { chat: 'Chat', history: 'History', traces: 'Traces', report: 'Report', trends: 'Trends', settings: 'Settings' };
 const PROJECT_KEY = 'papayu.project';
 
 function applyTheme(theme: Settings['theme']) {
@@ -66,7 +67,7 @@ function Help({ open, onClose }: { open: boolean; onClose: () => void }) {
         <tbody>
           <tr><td><kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd></td><td>send the message</td></tr>
           <tr><td><kbd>Esc</kbd></td><td>cancel the running job (nothing is written)</td></tr>
-          <tr><td><kbd>Alt</kbd>+<kbd>1</kbd>…<kbd>5</kbd></td><td>Chat, History, Traces, Report, Settings</td></tr>
+          <tr><td><kbd>Alt</kbd>+<kbd>1</kbd>…<kbd>6</kbd></td><td>Chat, History, Traces, Report, Trends, Settings</td></tr>
           <tr><td><kbd>←</kbd> <kbd>→</kbd></td><td>move between tabs</td></tr>
           <tr><td><kbd>Space</kbd></td><td>toggle the focused action checkbox</td></tr>
           <tr><td><kbd>?</kbd></td><td>this help</td></tr>
@@ -175,7 +176,7 @@ export function App() {
       } else if (e.key === '?' && !typing) {
         e.preventDefault();
         setHelp((h) => !h);
-      } else if (e.altKey && /^[1-5]$/.test(e.key) && project) {
+      } else if (e.altKey && /^[1-6]$/.test(e.key) && project) {
         e.preventDefault();
         setTab(TABS[Number(e.key) - 1]);
       }
@@ -280,6 +281,7 @@ export function App() {
             {tab === 'history' && <HistoryView project={project.path} history={history} onChanged={refreshHistory} busy={busy} />}
             {tab === 'traces' && <TracesView project={project.path} />}
             {tab === 'report' && <ReportPanel project={project.path} />}
+            {tab === 'trends' && <TrendsView onSettings={() => setTab('settings')} />}
             {tab === 'settings' && (
               <SettingsView
                 settings={settings}

@@ -1,7 +1,7 @@
 // Typed wrappers over the commands of docs/UI-API.md.
 import { call } from './transport';
 import type {
-  AppInfo, ConnectionTest, DirListing, History, ProjectView, ProviderStatus, RecentProject, ApplyReport, ReportView, Settings, TraceSummary,
+  AppInfo, ConnectionTest, DirListing, History, ProjectView, ProviderStatus, RecentProject, ApplyReport, ReportView, Settings, TraceSummary, Trends,
 } from './types';
 
 export const api = {
@@ -19,4 +19,7 @@ export const api = {
   traces: (project: string) => call<TraceSummary[]>('traces', { project }),
   trace: (project: string, trace_id: string) => call<Record<string, unknown>>('trace', { project, trace_id }),
   report: (project: string, since?: string) => call<ReportView>('report', since ? { project, since } : { project }),
+  trends: (topic?: string) => call<Trends>('trends', topic ? { topic } : {}),
+  /** Open a link in the system browser (the app's window never navigates away). */
+  openUrl: (url: string) => call<{ url: string }>('open_url', { url }),
 };

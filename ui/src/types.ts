@@ -228,6 +228,8 @@ export interface AppInfo {
   env: { provider: string | null; model: string | null; api_url: string | null; protocol: number | string | null };
   /** The project `papayu ui` was started for (`--project`, else the working directory's). */
   project: string | null;
+  /** Online research (the Trends tab), as the environment configures it. */
+  research: { on: boolean; backend: string | null; problem: string | null };
 }
 
 export interface TraceSummary {
@@ -303,4 +305,22 @@ export interface ConnectionTest {
   latency_ms: number | null;
   checks: unknown[];
   error: ApiErrorBody | null;
+}
+
+/** One card of a design-trends search (`trends`). */
+export interface TrendCard {
+  title: string;
+  /** An http(s) link on one of the curated design domains. */
+  url: string;
+  /** Its domain. */
+  source: string;
+  date: string | null;
+  summary: string;
+}
+
+export interface Trends {
+  topic: string;
+  query: string;
+  domains: string[];
+  cards: TrendCard[];
 }

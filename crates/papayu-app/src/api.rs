@@ -36,6 +36,21 @@ pub struct AppInfo {
     /// The project the frontend was started for (`papayu ui --project`, else the working
     /// directory's): the UI opens it first.
     pub project: Option<String>,
+    /// Whether online research (the Trends tab, `web_search`) is usable, as the environment
+    /// configures it.
+    pub research: ResearchStatus,
+}
+
+/// Online research as the environment configures it (Settings shows it; the Trends tab needs
+/// it on).
+#[derive(Debug, Clone, Serialize)]
+pub struct ResearchStatus {
+    /// Research is on and has a search service.
+    pub on: bool,
+    /// `tavily` or `searxng`, when on.
+    pub backend: Option<String>,
+    /// Why it is not usable (off, no search service, an invalid variable), when it is not.
+    pub problem: Option<String>,
 }
 
 /// What the environment configures (SPEC §12), keys left out.
@@ -395,4 +410,29 @@ pub struct ConnectionTest {
     pub checks: Vec<papayu_llm::ProviderCheck>,
     /// What went wrong: the configuration, or the first provider that failed.
     pub error: Option<ApiError>,
+}
+
+/// `trends` arguments.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct TrendsArgs {
+    /// What to look for (default: UI design and icon trends).
+    #[serde(default)]
+    pub topic: Option<String>,
+}
+
+/// `trends` result: the topic, the query as sent, the domains searched and the cards.
+pub use papayu_integrations::trends::{TrendCard, Trends};
+
+/// `open_url` arguments.
+#[derive(Debug, Clone, Deserialize)]
+pub struct OpenUrlArgs {
+    /// An `http` or `https` URL.
+    pub url: String,
+}
+
+/// `open_url` result.
+#[derive(Debug, Clone, Serialize)]
+pub struct OpenedUrl {
+    /// The URL as handed to the opener (normalised).
+    pub url: String,
 }

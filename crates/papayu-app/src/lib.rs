@@ -6,6 +6,7 @@ mod connection;
 mod error;
 #[cfg(feature = "http")]
 pub mod http;
+mod integrations;
 mod jobs;
 mod options;
 pub mod provider;
@@ -166,7 +167,9 @@ impl App {
                 Ok(p) => p,
                 Err(e) => Arc::new(Unconfigured(e.message)) as Arc<dyn Provider>,
             };
-            let agent = Agent::new(config, &p.root, &o.config_dir, provider)?;
+            let mut agent = Agent::new(config, &p.root, &o.config_dir, provider)?;
+            // The integrations the CLI installs (architecture, findings, research, agent-sync).
+            papayu_integrations::install(&mut agent, &p.root, self.integrations()?);
             *slot = Some((generation, agent));
         }
         Ok(slot)
@@ -226,6 +229,7 @@ impl App {
                 protocol: get("PAPAYU_PROTOCOL_VERSION").or_else(|| get("PAPAYU_PROTOCOL_DEFAULT")),
             },
             project: self.inner.options.project.as_ref().map(ToString::to_string),
+            research: self.research_status(),
         })
     }
 

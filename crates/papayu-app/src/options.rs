@@ -27,6 +27,7 @@ pub struct AppOptions {
     pub(crate) env: BTreeMap<String, String>,
     pub(crate) key_lookup: KeyLookup,
     pub(crate) home_dir: Option<Utf8PathBuf>,
+    pub(crate) cache_dir: Option<Utf8PathBuf>,
     pub(crate) project: Option<Utf8PathBuf>,
     pub(crate) provider_factory: ProviderFactory,
 }
@@ -38,6 +39,7 @@ impl std::fmt::Debug for AppOptions {
             .field("transport", &self.transport)
             .field("env", &self.env.keys().collect::<Vec<_>>())
             .field("home_dir", &self.home_dir)
+            .field("cache_dir", &self.cache_dir)
             .field("project", &self.project)
             .finish_non_exhaustive()
     }
@@ -53,6 +55,7 @@ impl AppOptions {
             env: BTreeMap::new(),
             key_lookup: Arc::new(|_| None),
             home_dir: None,
+            cache_dir: None,
             project: None,
             provider_factory: Arc::new(|c| build_provider(c).map_err(ApiError::from)),
         }
@@ -76,6 +79,13 @@ impl AppOptions {
     /// Where `list_dir` starts.
     pub fn home_dir(mut self, dir: impl Into<Utf8PathBuf>) -> Self {
         self.home_dir = Some(dir.into());
+        self
+    }
+
+    /// The user's cache directory (`~/.cache`): online research caches fetched pages under
+    /// `<cache_dir>/papayu/research` (without it, in memory only).
+    pub fn cache_dir(mut self, dir: impl Into<Utf8PathBuf>) -> Self {
+        self.cache_dir = Some(dir.into());
         self
     }
 

@@ -41,6 +41,8 @@ adapters! {
     traces(ProjectArgs) -> Vec<TraceRow>;
     trace(TraceArgs) -> serde_json::Value;
     report(ReportArgs) -> ReportView;
+    trends(TrendsArgs) -> Trends;
+    open_url(OpenUrlArgs) -> OpenedUrl;
 }
 
 /// The environment, read once (SPEC §12): `PAPAYU_*`, the user's config and home directories,
@@ -53,12 +55,14 @@ fn options() -> AppOptions {
     let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let home = var("HOME").unwrap_or_default();
     let config = var("XDG_CONFIG_HOME").unwrap_or_else(|| format!("{home}/.config"));
+    let cache = var("XDG_CACHE_HOME").unwrap_or_else(|| format!("{home}/.cache"));
     let env = std::env::vars()
         .filter(|(k, _)| k.starts_with("PAPAYU_"))
         .collect();
     let mut o = AppOptions::new(config, Transport::Tauri)
         .env(env)
-        .key_lookup(|name| std::env::var(name).ok());
+        .key_lookup(|name| std::env::var(name).ok())
+        .cache_dir(cache);
     if !home.is_empty() {
         o = o.home_dir(home);
     }
@@ -90,6 +94,8 @@ fn main() -> std::process::ExitCode {
             traces,
             trace,
             report,
+            trends,
+            open_url,
         ])
         .run(tauri::generate_context!());
     match result {

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use camino::Utf8PathBuf;
+use camino::{Utf8Path, Utf8PathBuf};
 use papayu_agent::{ConfigError, parse_bool};
 use serde_json::{Value, json};
 
@@ -460,6 +460,14 @@ impl IntegrationsConfig {
             agent_sync: e.bool("PAPAYU_AGENT_SYNC", false)?,
             automation,
         })
+    }
+
+    /// This configuration with research's page cache under `cache_home` (the user's cache
+    /// directory, `~/.cache`): `<cache_home>/papayu/research`. Without it pages are cached in
+    /// memory only.
+    pub fn with_cache_home(mut self, cache_home: Option<&Utf8Path>) -> IntegrationsConfig {
+        self.research.cache_dir = cache_home.map(|c| c.join("papayu").join("research"));
+        self
     }
 
     /// The effective settings as `papayu doctor` shows them: keys and tokens are only said to

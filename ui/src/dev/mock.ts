@@ -38,7 +38,7 @@ export function mockTransport(): Transport {
     return { job_id: id };
   };
   const handlers: Record<string, (a: Record<string, unknown>) => unknown> = {
-    app_info: () => ({ version: '0.1.0-mock', transport: 'http', config_dir: '/tmp/mock', env: { provider: 'openai-compatible', model: 'mock', api_url: 'http://127.0.0.1:1/v1', protocol: 2 }, project: null }),
+    app_info: () => ({ version: '0.1.0-mock', transport: 'http', config_dir: '/tmp/mock', env: { provider: 'openai-compatible', model: 'mock', api_url: 'http://127.0.0.1:1/v1', protocol: 2 }, project: null, research: { on: true, backend: 'searxng', problem: null } }),
     recent_projects: () => [{ path: '/home/me/demo', name: 'demo', opened_unix_ms: Date.now() - 3600e3 }],
     list_dir: (a) => ({ path: (a.path as string) ?? '/home/me', parent: '/home', entries: [{ name: 'demo', is_dir: true, is_project: true }, { name: 'notes', is_dir: true, is_project: false }] }),
     open_project: (a) => ({ path: a.path, name: String(a.path).split('/').pop(), saved_plan: null, history }),
@@ -114,6 +114,16 @@ export function mockTransport(): Transport {
       report: { trace_count: 42, unreadable_traces: 0, since_secs: 2592000, plan_count: 20, apply_count: 22, applied_count: 18, fallback_count: 3, fallback_rate: 3 / 22, fallback_rate_excluding_non_utf8: 2 / 21, fallback_reasons: { ERR_PATCH_APPLY_FAILED: 2, ERR_NON_UTF8_FILE: 1 }, repair_count: 6, repair_success_count: 4, repair_success_rate: 4 / 6, error_codes: { ERR_CHECK_FAILED: 2, ERR_JSON_PARSE: 2 }, violation_codes: { ERR_UPDATE_WITHOUT_BASE: 3, ERR_INVALID_PATH: 1 }, context_avg_chars: 8400, context_p95_chars: 21000, cache_hit_rate: 0.4 },
       timeline: Array.from({ length: 10 }, (_, i) => ({ day: day(i), calls: 4, fallback_rate: i % 4 === 3 ? null : [0, 0.25, 0.1, 0, 0.5, 0, 0.2, 0, 0.1, 0][i], repair_success_rate: i % 3 === 0 ? null : [1, 0.5, 0.66, 1, 0.5, 1, 1, 0.75, 1, 0.5][i], error_codes: (i % 2 ? { ERR_CHECK_FAILED: 1, ERR_JSON_PARSE: i % 3 } : { ERR_BASE_MISMATCH: 1 }) as Record<string, number> })).filter((_, i) => i !== 5),
     }),
+    trends: (a) => ({
+      topic: String(a.topic ?? 'UI design and icon trends'),
+      query: `${String(a.topic ?? 'UI design and icon trends')} latest`,
+      domains: ['lucide.dev', 'smashingmagazine.com'],
+      cards: [
+        { title: 'Lucide 1.0: a thousand icons', url: 'https://lucide.dev/blog/lucide-1', source: 'lucide.dev', date: '2026-05-01T00:00:00', summary: 'Outlined icons with a consistent 2 px stroke.' },
+        { title: 'Bento grids in product UI', url: 'https://www.smashingmagazine.com/2026/04/bento-grids/', source: 'smashingmagazine.com', date: null, summary: 'Card layouts that group features at a glance.' },
+      ],
+    }),
+    open_url: (a) => ({ url: String(a.url) }),
   };
   return {
     kind: 'http',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../transport';
-import { adviceFor, messageWithoutViolations } from './errors';
+import { adviceFor, messageWithoutViolations, researchAdvice } from './errors';
 
 describe('error advice', () => {
   it('lists a violation once: the message lines repeating one are left out', () => {
@@ -22,5 +22,13 @@ describe('error advice', () => {
     }
     expect(adviceFor('ERR_LLM_BAD_RESPONSE')).toMatchObject({ settings: false, retry: true });
     expect(adviceFor('ERR_INVALID_PATH')).toEqual({ hint: null, settings: false, retry: false });
+  });
+  it('research that is not configured points to Settings and names what to set; a failing service is retried', () => {
+    const off = researchAdvice('ERR_INVALID_CONFIG');
+    expect(off).toMatchObject({ settings: true, retry: false });
+    expect(off.hint).toMatch(/nothing was sent/);
+    expect(off.hint).toMatch(/PAPAYU_RESEARCH=1/);
+    expect(off.hint).toMatch(/Settings/);
+    expect(researchAdvice('ERR_IO')).toMatchObject({ settings: false, retry: true });
   });
 });

@@ -45,3 +45,16 @@ export function adviceFor(code: string): ErrorAdvice {
   }
   return { hint: null, settings: false, retry: false };
 }
+
+/** What to do when online research (the Trends tab) fails: off or without a search service is
+ * fixed where papayu is started; a search service that fails may answer on a retry. */
+export function researchAdvice(code: string): ErrorAdvice {
+  if (code === 'ERR_INVALID_CONFIG') {
+    return {
+      hint: 'Online research is not configured, so nothing was sent. Start papayu with PAPAYU_RESEARCH=1 and a search service (TAVILY_API_KEY for Tavily, or PAPAYU_SEARXNG_URL for SearXNG); Settings shows what research lacks (docs/INTEGRATIONS.md).',
+      settings: true,
+      retry: false,
+    };
+  }
+  return { hint: 'The search service did not answer as expected. Check that it is reachable, then retry.', settings: false, retry: true };
+}

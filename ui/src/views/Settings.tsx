@@ -146,6 +146,18 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
       <ConnectionResult result={test.result} />
       {apiErr && <ErrorBox error={apiErr} title="Not saved" />}
       {info && (
+        <p data-testid="research-status" style={{ marginTop: 12, fontSize: 13.5 }}>
+          Online research (Trends, web_search):{' '}
+          {info.research.on ? (
+            <span className="add">on ({info.research.backend})</span>
+          ) : (
+            <>
+              <strong>off</strong> — {info.research.problem} (in the environment papayu starts with; see docs/INTEGRATIONS.md)
+            </>
+          )}
+        </p>
+      )}
+      {info && (
         <p className="muted" style={{ marginTop: 12, fontSize: 13 }}>
           papayu {info.version} · transport {info.transport} · config <code>{info.config_dir}</code>
         </p>

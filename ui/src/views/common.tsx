@@ -1,4 +1,4 @@
-import { adviceFor, messageWithoutViolations } from '../state/errors';
+import { adviceFor, messageWithoutViolations, type ErrorAdvice } from '../state/errors';
 import { inlineSegments } from '../state/markdown';
 import type { ApiError } from '../transport';
 import type { PlanView } from '../types';
@@ -32,14 +32,17 @@ export function ErrorBox({
   children,
   onRetry,
   onSettings,
+  advice: given,
 }: {
   error: ApiError;
   title?: string;
   children?: React.ReactNode;
   onRetry?: () => void;
   onSettings?: () => void;
+  /** What to do, when the view knows better than the code alone (default: by the code). */
+  advice?: ErrorAdvice;
 }) {
-  const advice = adviceFor(error.code);
+  const advice = given ?? adviceFor(error.code);
   const message = messageWithoutViolations(error);
   const retry = advice.retry && onRetry;
   const settings = advice.settings && onSettings;

@@ -298,6 +298,8 @@ fn router(app: App, guard: Guard, assets: Assets) -> Router {
         traces,
         trace,
         report,
+        trends,
+        open_url,
     )
     .route_layer(middleware::from_fn_with_state(
         guard.clone(),

@@ -12,5 +12,6 @@ mod errors;
 mod flow;
 #[cfg(feature = "http")]
 mod http;
+mod integrations;
 mod settings;
 mod support;

@@ -13,9 +13,11 @@ use papayu_integrations::sync;
 use papayu_protocol::agent_sync::{SyncKind, SyncStatus};
 
 use crate::cmd::research::{fail, integrations_config};
+use crate::cmd::run_goal::failure_code;
 use crate::cmd::session::{ProgressLine, open_agent, print_json, runtime};
 use crate::exit::{Exit, UsageError, read_input};
 use crate::global::Global;
+use crate::json::print_failure;
 
 /// Solve the goals of a file, one verified transaction each.
 #[derive(Debug, clap::Args)]
@@ -73,6 +75,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     }
     let mut rows: Vec<BatchRow> = Vec::new();
     let mut stopped = false;
+    let mut first_failure = None;
     for goal in &goals {
         if stopped {
             rows.push(BatchRow {
@@ -89,29 +92,41 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         let progress = ProgressLine::new(global);
         let result = rt.block_on(agent.solve(goal, &options, None, &|p| progress.show(p)));
         progress.done();
-        let row = match result {
-            Ok(report) => BatchRow {
-                goal: goal.clone(),
-                outcome: outcome_name(report.outcome).to_owned(),
-                code: report
-                    .attempts
-                    .last()
-                    .and_then(|a| a.error.as_ref())
-                    .filter(|_| !report.outcome.changed())
-                    .map(|e| e.code.as_str().to_owned()),
-                attempts: report.attempts.len(),
-            },
-            Err(e) => BatchRow {
-                goal: goal.clone(),
-                outcome: "failed".to_owned(),
-                code: Some(e.code().as_str().to_owned()),
-                attempts: 0,
-            },
+        let (row, failure) = match result {
+            Ok(report) => {
+                let failure = failure_code(&report);
+                let row = BatchRow {
+                    goal: goal.clone(),
+                    outcome: outcome_name(report.outcome).to_owned(),
+                    // The code `papayu run` would exit with: a change whose tests failed is
+                    // ERR_CHECK_FAILED even though no attempt carries an error of its own.
+                    code: failure.map(|c| c.as_str().to_owned()),
+                    attempts: report.attempts.len(),
+                };
+                (row, failure)
+            }
+            Err(e) => (
+                BatchRow {
+                    goal: goal.clone(),
+                    outcome: "failed".to_owned(),
+                    code: Some(e.code().as_str().to_owned()),
+                    attempts: 0,
+                },
+                Some(e.code()),
+            ),
         };
+        if !row.succeeded() {
+            first_failure = first_failure.or(failure);
+        }
         stopped = !row.succeeded() && !args.keep_going;
         rows.push(row);
     }
     let all_ok = rows.iter().all(BatchRow::succeeded);
+    let succeeded = format!(
+        "{} of {} goals succeeded",
+        rows.iter().filter(|r| r.succeeded()).count(),
+        rows.len()
+    );
     if config.agent_sync {
         let status = if all_ok {
             SyncStatus::Completed
@@ -119,17 +134,18 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
             SyncStatus::Partial
         };
         let mut last = sync::last(SyncKind::Batch, None, status);
-        last.result.message = Some(format!(
-            "{} of {} goals succeeded",
-            rows.iter().filter(|r| r.succeeded()).count(),
-            rows.len()
-        ));
+        last.result.message = Some(succeeded.clone());
         if let Err(e) = sync::write(&root, &config, last, None, None, None) {
             tracing::warn!(error = %e, "agent-sync: the document was not written");
         }
     }
     if global.json {
-        print_json(&serde_json::json!({"goals": rows, "all_ok": all_ok}))?;
+        let body = serde_json::json!({"all_ok": all_ok, "goals": rows});
+        // `ok` is false with the first failed goal's code, as `papayu run` reports that goal.
+        match first_failure.filter(|_| !all_ok) {
+            Some(code) => print_failure(code, &succeeded, &body)?,
+            None => print_json(&body)?,
+        }
     } else {
         println!("{}", batch::render_table(&rows));
     }

@@ -1,17 +1,13 @@
 //! `papayu research "<question>"`: online research (search → fetch → extract → summarise)
 //! printed as the cited `ONLINE` block the model would get. Also the glue every command
-//! shares for the integrations: their configuration, the context extras and agent-sync
-//! observer installed on an agent, and the lines `papayu doctor` shows.
-
-use std::sync::Arc;
+//! shares for the integrations: their configuration from the environment, their installation
+//! on an agent, and the lines `papayu doctor` shows.
 
 use anyhow::Result;
 use camino::Utf8PathBuf;
 use papayu_agent::Agent;
 use papayu_integrations::IntegrationsConfig;
-use papayu_integrations::extras::Extras;
 use papayu_integrations::research::{Researcher, block_on};
-use papayu_integrations::sync::SyncObserver;
 
 use crate::cmd::session::{env_map, print_json};
 use crate::exit::{Exit, UsageError, with_code};
@@ -35,21 +31,16 @@ pub struct Args {
 )]
 pub fn integrations_config() -> Result<IntegrationsConfig> {
     let lookup = |name: &str| std::env::var(name).ok();
-    let mut config =
+    let config =
         IntegrationsConfig::from_env(&env_map(), &lookup).map_err(|e| UsageError(e.to_string()))?;
-    config.research.cache_dir =
-        Utf8PathBuf::from_path_buf(crate::cmd::session::cache_dir().join("papayu/research")).ok();
-    Ok(config)
+    let cache_home = Utf8PathBuf::from_path_buf(crate::cmd::session::cache_dir()).ok();
+    Ok(config.with_cache_home(cache_home.as_deref()))
 }
 
-/// Install the integrations on `agent`: the context extras (architecture, findings, research)
-/// always, the agent-sync observer when `PAPAYU_AGENT_SYNC` is on.
+/// Install the integrations on `agent` ([`papayu_integrations::install`], the same call the
+/// UI's app makes) with their configuration from the environment.
 pub fn install(agent: &mut Agent, root: &Utf8PathBuf) -> Result<()> {
-    let config = integrations_config()?;
-    if config.agent_sync {
-        agent.set_observer(Some(Arc::new(SyncObserver::new(config.clone()))));
-    }
-    agent.set_context_extras(Some(Arc::new(Extras::new(root.clone(), config))));
+    papayu_integrations::install(agent, root, integrations_config()?);
     Ok(())
 }
 

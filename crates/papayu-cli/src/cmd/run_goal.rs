@@ -142,7 +142,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
 /// The code of a run that did not end in a change: the last attempt's own error (a rejected
 /// answer, a blocked action, a failing check), `ERR_CHECK_FAILED` when the tests did not verify,
 /// `ERR_CANCELLED` when declined.
-fn failure_code(report: &SolveReport) -> Option<ErrorCode> {
+pub fn failure_code(report: &SolveReport) -> Option<ErrorCode> {
     match report.outcome {
         SolveOutcome::NotSolved => Some(
             report

@@ -54,6 +54,10 @@ fn app_options(global: &Global) -> Result<AppOptions> {
                 })
             }
         });
+    // As the CLI's commands: a cache directory that is not UTF-8 only loses research's disk cache.
+    if let Ok(cache) = Utf8PathBuf::from_path_buf(cache_dir()) {
+        options = options.cache_dir(cache);
+    }
     if let Some(home) = std::env::var_os("HOME").and_then(|h| h.into_string().ok()) {
         options = options.home_dir(home);
     }

@@ -11,6 +11,7 @@
 //! real processes, real files compared as whole trees, exit codes, JSON output, traces, and
 //! `papayu chat` through a pseudo-terminal.
 
+mod batch;
 mod chat;
 mod commands;
 mod flow;

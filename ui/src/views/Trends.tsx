@@ -1,0 +1,87 @@
+import { useState } from 'react';
+import { api } from '../api';
+import { researchAdvice } from '../state/errors';
+import { toApiError, type ApiError } from '../transport';
+import type { Trends } from '../types';
+import { ErrorBox } from './common';
+
+/** The date as the card shows it: the day, when the service gave one. */
+function day(date: string | null): string | null {
+  return date ? date.slice(0, 10) : null;
+}
+
+/**
+ * Design and icon trends (`trends`): a topic, then one card per page found on the curated
+ * design domains. A link opens in the system browser (`open_url`), never in this window.
+ */
+export function TrendsView({ onSettings }: { onSettings: () => void }) {
+  const [topic, setTopic] = useState('');
+  const [found, setFound] = useState<Trends | null>(null);
+  const [err, setErr] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [openErr, setOpenErr] = useState<ApiError | null>(null);
+
+  const search = async () => {
+    setBusy(true);
+    setErr(null);
+    setOpenErr(null);
+    try {
+      setFound(await api.trends(topic.trim() || undefined));
+    } catch (e) {
+      setFound(null);
+      setErr(toApiError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const open = (url: string) => (e: React.MouseEvent) => {
+    e.preventDefault();
+    setOpenErr(null);
+    api.openUrl(url).catch((x: unknown) => setOpenErr(toApiError(x)));
+  };
+
+  return (
+    <section className="panel" aria-labelledby="trends-h">
+      <h2 id="trends-h">Design and icon trends</h2>
+      <form
+        className="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void search();
+        }}
+      >
+        <label htmlFor="trends-topic">Topic</label>
+        <input id="trends-topic" value={topic} onChange={(e) => setTopic(e.target.value)} placeholder="UI design and icon trends" disabled={busy} />
+        <button type="submit" disabled={busy}>
+          {busy ? 'Searching…' : 'Search'}
+        </button>
+      </form>
+      {err && <ErrorBox error={err} title="Trends" advice={researchAdvice(err.code)} onSettings={onSettings} onRetry={() => void search()} />}
+      {openErr && <ErrorBox error={openErr} title="Open link" />}
+      {found && (
+        <>
+          <p className="muted" data-testid="trends-summary">
+            {found.cards.length} {found.cards.length === 1 ? 'card' : 'cards'} for “{found.topic}” from {found.domains.length} design domains
+          </p>
+          {found.cards.length === 0 && <p className="muted">Nothing found on the design domains for this topic.</p>}
+          <ul className="trend-cards" aria-label="trends">
+            {found.cards.map((c) => (
+              <li key={c.url} className="trend-card" data-testid="trend-card">
+                <h3>
+                  <a href={c.url} onClick={open(c.url)} rel="noreferrer noopener">
+                    {c.title || c.url}
+                  </a>
+                </h3>
+                <p className="muted">
+                  <span className="source">{c.source}</span>
+                  {day(c.date) && <> · <time dateTime={c.date ?? undefined}>{day(c.date)}</time></>}
+                </p>
+                <p>{c.summary}</p>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
