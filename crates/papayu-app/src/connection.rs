@@ -1,5 +1,5 @@
 //! Which provider the UI's model calls go to, and testing it the way `papayu doctor` does.
-//! It reads the settings and the frontend's environment map, builds providers through the
+//! It reads the layered configuration (the settings are its user file), builds providers through the
 //! frontend's factory, and reaches the network only through papayu-llm's doctor probe.
 
 use std::sync::Arc;
@@ -46,15 +46,15 @@ impl ConnectionTest {
 }
 
 impl App {
-    /// The configuration `settings` make of the environment, and the provider it names. The
-    /// factory may load an in-process model (seconds, once per process), so it runs on a
-    /// blocking thread.
+    /// The configuration of the project the frontend was started for, with the saved settings
+    /// (or `pending` ones in their place), and the provider it names. The factory may load an
+    /// in-process model (seconds, once per process), so it runs on a blocking thread.
     async fn provider_for(
         &self,
-        settings: &Settings,
+        pending: Option<&Settings>,
     ) -> Result<(AgentConfig, Arc<dyn Provider>), ApiError> {
         let o = &self.inner.options;
-        let config = settings.agent_config(&o.env, o.key_lookup.as_ref())?;
+        let config = self.agent_config(o.project.as_deref(), pending)?;
         let factory = o.provider_factory.clone();
         let for_factory = config.clone();
         let provider = tokio::task::spawn_blocking(move || factory(&for_factory))
@@ -66,8 +66,7 @@ impl App {
     /// `provider_info`: the provider and model the saved settings and the environment name
     /// (what the next model call uses), or why there is none.
     pub async fn provider_info(&self, _: NoArgs) -> Result<ProviderStatus, ApiError> {
-        let settings = self.inner.store.settings()?;
-        Ok(match self.provider_for(&settings).await {
+        Ok(match self.provider_for(None).await {
             Ok((_, provider)) => ProviderStatus {
                 provider: Some(view(provider.as_ref())),
                 problem: None,
@@ -88,14 +87,10 @@ impl App {
         &self,
         args: TestConnectionArgs,
     ) -> Result<ConnectionTest, ApiError> {
-        let settings = match args.settings {
-            Some(s) => {
-                s.validate()?;
-                s
-            }
-            None => self.inner.store.settings()?,
-        };
-        let (config, provider) = match self.provider_for(&settings).await {
+        if let Some(s) = &args.settings {
+            s.validate()?;
+        }
+        let (config, provider) = match self.provider_for(args.settings.as_ref()).await {
             Ok(built) => built,
             Err(e) => return Ok(ConnectionTest::failed(None, e)),
         };

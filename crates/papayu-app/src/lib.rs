@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
+use papayu_agent::layered::Layers;
 use papayu_agent::report::{parse_since, report, timeline};
 use papayu_agent::trace::{load_traces, show_trace};
 use papayu_agent::{Agent, AgentConfig, ApplyPreview, ChatTurn, Progress};
@@ -155,14 +156,36 @@ impl App {
             })
     }
 
+    /// The configuration of the project at `root` (none: no project file) as the CLI layers
+    /// it — defaults < the user's config file (where the settings live; `pending` ones in
+    /// their place) < the project's < the environment — with the API key from the environment,
+    /// answers streamed.
+    pub(crate) fn agent_config(
+        &self,
+        root: Option<&Utf8Path>,
+        pending: Option<&Settings>,
+    ) -> Result<AgentConfig, ApiError> {
+        let o = &self.inner.options;
+        let store = &self.inner.store;
+        let mut layers = Layers::read(&store.settings_file(), root)?;
+        if let Some(user) = store.unsaved_user_layer(pending)? {
+            layers = layers.user(Some(user));
+        }
+        let mut config = layers
+            .env(o.env.clone())
+            .resolve()
+            .agent_config(o.key_lookup.as_ref())?;
+        config.stream = true;
+        Ok(config)
+    }
+
     /// The project's agent, built (or rebuilt after a settings change) on first use.
     async fn agent(&self, p: &Project) -> Result<OwnedMutexGuard<AgentSlot>, ApiError> {
         let mut slot = p.agent.clone().lock_owned().await;
         let generation = self.inner.generation.load(Ordering::SeqCst);
         if slot.as_ref().is_none_or(|(g, _)| *g != generation) {
             let o = &self.inner.options;
-            let settings = self.inner.store.settings()?;
-            let config = settings.agent_config(&o.env, o.key_lookup.as_ref())?;
+            let config = self.agent_config(Some(&p.root), None)?;
             let provider = match (o.provider_factory)(&config) {
                 Ok(p) => p,
                 Err(e) => Arc::new(Unconfigured(e.message)) as Arc<dyn Provider>,
@@ -330,14 +353,11 @@ impl App {
     pub async fn save_settings(&self, args: SaveSettingsArgs) -> Result<Settings, ApiError> {
         let s = args.settings;
         s.validate()?;
-        let o = &self.inner.options;
-        // Only configuration errors: a missing key variable is reported when a model call
+        // Only the values' own errors: a missing key variable is reported when a model call
         // needs it.
-        let refused = |e: papayu_agent::ConfigError| {
-            ApiError::bad_request(format!("{e} (the settings override this variable)"))
-        };
-        let mut config = AgentConfig::from_env_map(&o.env).map_err(refused)?;
-        s.apply_fields(&mut config).map_err(refused)?;
+        s.check_fields().map_err(|e| {
+            ApiError::bad_request(format!("{e} (the setting is checked as this variable)"))
+        })?;
         self.inner.store.save_settings(&s)?;
         self.inner.generation.fetch_add(1, Ordering::SeqCst);
         Ok(s)
@@ -553,7 +573,8 @@ impl App {
         let since = match args.since.as_deref().filter(|s| !s.trim().is_empty()) {
             Some(s) => Some(parse_since(s).ok_or_else(|| {
                 ApiError::bad_request(format!(
-                    "since: {s:?} is not a duration; use e.g. 30m, 12h, 7d"
+                    "since: {s:?} is not a duration; {}",
+                    papayu_agent::report::SINCE_HINT
                 ))
             })?),
             None => None,

@@ -37,7 +37,9 @@ pub enum Theme {
     System,
 }
 
-/// The UI's settings: every non-null field overrides the `PAPAYU_*` environment.
+/// The UI's settings: the UI's keys of the user's config file. Like every value of that file
+/// they rank under the project's file and the `PAPAYU_*` environment, over the defaults
+/// (papayu-agent's layered configuration, as in the CLI).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
@@ -124,48 +126,18 @@ impl Settings {
         Ok(())
     }
 
-    /// Lay these settings over `config` (parsed from the environment): every field that is set
-    /// replaces what its `PAPAYU_*` variable gave, checked as that variable is; the API key is
-    /// read with `key_lookup` (the frontend's access to its environment) from the variable
-    /// `api_key_env` names.
-    pub fn apply_to(
-        &self,
-        config: &mut AgentConfig,
-        key_lookup: &(dyn Fn(&str) -> Option<String> + Send + Sync),
-    ) -> Result<(), ApiError> {
-        if let Some(name) = blank(&self.api_key_env) {
-            let key = key_lookup(name).filter(|k| !k.trim().is_empty()).ok_or_else(|| {
-                ApiError::new(
-                    "ERR_INVALID_CONFIG",
-                    format!(
-                        "api_key_env names {name}, which is not set in the environment papayu was started from; set it and restart, or change the setting"
-                    ),
-                )
-            })?;
-            config.api_key = Some(key.trim().to_owned());
-        }
-        Ok(self.apply_fields(config)?)
-    }
-
-    /// Every field but the key laid over `config`; the error names the variable it replaces.
-    pub(crate) fn apply_fields(
-        &self,
-        config: &mut AgentConfig,
-    ) -> Result<(), papayu_agent::ConfigError> {
+    /// Check every field as its `PAPAYU_*` variable would be checked (the error names that
+    /// variable); the key variable is looked up only when a model call needs it.
+    pub(crate) fn check_fields(&self) -> Result<(), papayu_agent::ConfigError> {
+        let mut config = AgentConfig::from_env_map(&BTreeMap::new())?;
         if let Some(p) = blank(&self.provider) {
             config.set_provider(p)?;
         }
         if let Some(u) = blank(&self.api_url) {
             config.set_api_url(u)?;
         }
-        if let Some(m) = blank(&self.model) {
-            config.model = Some(m.to_owned());
-        }
         if let Some(v) = self.protocol_version {
             config.set_protocol_version(v)?;
-        }
-        if let Some(b) = self.strict_json {
-            config.strict_json = b;
         }
         if let Some(t) = self.temperature {
             // The configuration's own precision: the range check sees what the agent would use.
@@ -178,18 +150,6 @@ impl Settings {
             config.set_timeout_secs(n)?;
         }
         Ok(())
-    }
-
-    /// The agent configuration: `env` parsed, these settings laid over it, answers streamed.
-    pub fn agent_config(
-        &self,
-        env: &BTreeMap<String, String>,
-        key_lookup: &(dyn Fn(&str) -> Option<String> + Send + Sync),
-    ) -> Result<AgentConfig, ApiError> {
-        let mut config = AgentConfig::from_env_map(env)?;
-        self.apply_to(&mut config, key_lookup)?;
-        config.stream = true;
-        Ok(config)
     }
 }
 
@@ -320,7 +280,7 @@ impl Store {
     /// The settings the config file holds, over those of the legacy JSON file.
     pub(crate) fn settings(&self) -> Result<Settings, ApiError> {
         let mut s: Settings = read_json(&self.config_dir.join(LEGACY_SETTINGS_FILE))?;
-        if let Some(file) = FileLayer::read(&self.config_dir.join(SETTINGS_FILE))? {
+        if let Some(file) = FileLayer::read(&self.settings_file())? {
             for (key, field) in FIELDS {
                 if let Some(value) = file.get(key) {
                     s.set_field(*field, value).map_err(|message| {
@@ -335,10 +295,15 @@ impl Store {
         Ok(s)
     }
 
-    /// Write every field to the config file (keeping its other keys and comments); the legacy
-    /// JSON file is then superseded and removed.
-    pub(crate) fn save_settings(&self, s: &Settings) -> Result<(), ApiError> {
-        let mut file = FileEdit::open(&self.config_dir.join(SETTINGS_FILE))?;
+    /// The user's config file.
+    pub(crate) fn settings_file(&self) -> Utf8PathBuf {
+        self.config_dir.join(SETTINGS_FILE)
+    }
+
+    /// The user's config file with every field of `s` written (its other keys and comments
+    /// kept), not saved yet.
+    fn edited(&self, s: &Settings) -> Result<FileEdit, ApiError> {
+        let mut file = FileEdit::open(&self.settings_file())?;
         for (key, field) in FIELDS {
             match s.field(*field) {
                 Some(value) => file.set(key, &value)?,
@@ -347,7 +312,28 @@ impl Store {
                 }
             }
         }
-        file.save()?;
+        Ok(file)
+    }
+
+    /// The user layer when it is not the file as saved: the file with `pending` settings
+    /// written (a connection test before saving), or with what only the legacy JSON file
+    /// holds laid in (until the next save moves it there). `None`: the file as it is.
+    pub(crate) fn unsaved_user_layer(
+        &self,
+        pending: Option<&Settings>,
+    ) -> Result<Option<FileLayer>, ApiError> {
+        let s = match pending {
+            Some(s) => s.clone(),
+            None if self.config_dir.join(LEGACY_SETTINGS_FILE).exists() => self.settings()?,
+            None => return Ok(None),
+        };
+        Ok(Some(self.edited(&s)?.layer()?))
+    }
+
+    /// Write every field to the config file (keeping its other keys and comments); the legacy
+    /// JSON file is then superseded and removed.
+    pub(crate) fn save_settings(&self, s: &Settings) -> Result<(), ApiError> {
+        self.edited(s)?.save()?;
         match fs_err::remove_file(self.config_dir.join(LEGACY_SETTINGS_FILE)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 Err(ApiError::new("ERR_IO", e.to_string()))

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use anyhow::Result;
 use camino::Utf8PathBuf;
 use etcetera::BaseStrategy;
-use papayu_agent::layered::{FileLayer, Layered, Layers, PROJECT_FILE, USER_FILE};
+use papayu_agent::layered::{Layered, Layers, PROJECT_FILE, USER_FILE};
 use papayu_agent::project_root::{Discovery, ProjectRoot, RootError};
 
 use crate::exit::UsageError;
@@ -122,10 +122,10 @@ pub fn agent_config(global: &Global) -> Result<papayu_agent::AgentConfig> {
 
 fn read_layers(global: &Global) -> Result<Layered> {
     let usage = |e: papayu_agent::ConfigError| UsageError(e.to_string());
-    let user = FileLayer::read(&utf8(user_file(), "config file")?).map_err(usage)?;
     let root = project_root(global)?;
-    let project = FileLayer::read(&project_file(&root.root)).map_err(usage)?;
-    let mut layers = Layers::new().user(user).project(project).env(env_map());
+    let mut layers = Layers::read(&utf8(user_file(), "config file")?, Some(&root.root))
+        .map_err(usage)?
+        .env(env_map());
     let flags = [
         ("llm.provider", "--provider", global.provider.clone()),
         ("llm.model", "--model", global.model.clone()),

@@ -496,7 +496,7 @@ mod in_process {
             assert_eq!(run.status.code(), Some(2), "{}", report(&run));
             assert!(
                 run.stderr.contains(&format!(
-                    "PAPAYU_LOCAL_THREADS={bad}: expected a number of threads from 1 to 512"
+                    "PAPAYU_LOCAL_THREADS={bad:?}: expected a number of threads from 1 to 512"
                 )),
                 "{}",
                 report(&run)

@@ -18,6 +18,9 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
     setTest({ running: false, result: null });
   };
   const env = info?.env;
+  // The layered configuration, as in the CLI: a PAPAYU_* variable wins over a saved field.
+  const envWins = (variable: string, value: string | number | null | undefined) =>
+    value !== null && value !== undefined && value !== '' ? `${variable}=${value} is set in the environment: it wins over this field.` : '';
   const field = (k: keyof SettingsForm, label: string, hint: string, input: React.ReactNode) => (
     <>
       <label htmlFor={`s-${k}`}>{label}</label>
@@ -71,7 +74,7 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
     <section className="panel" aria-labelledby="set-h">
       <h2 id="set-h">Settings</h2>
       <p className="muted">
-        Empty fields use the environment ({env ? `provider ${env.provider ?? '—'}, model ${env.model ?? '—'}, protocol ${env.protocol ?? '—'}` : 'PAPAYU_*'}). API keys are never stored: name the environment variable that holds yours.
+        Saved to {info ? `${info.config_dir}/papayu/config.toml` : 'your config.toml'}, the file <code>papayu config</code> changes. As in the CLI, the project&apos;s <code>.papa-yu/config.toml</code> and <code>PAPAYU_*</code> environment variables win over these fields; an empty field leaves them (or the default). API keys are never stored: name the environment variable that holds yours.
       </p>
       <form
         className="settings"
@@ -83,9 +86,9 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
         {field(
           'provider',
           'Provider',
-          '',
+          envWins('PAPAYU_LLM_PROVIDER', env?.provider),
           <select id="s-provider" value={form.provider} onChange={(e) => set('provider', e.target.value)}>
-            <option value="">(environment)</option>
+            <option value="">(environment / default)</option>
             {PROVIDERS.map((p) => (
               <option key={p} value={p}>
                 {p}
@@ -93,8 +96,8 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
             ))}
           </select>,
         )}
-        {field('api_url', 'API URL', '', text('api_url', env?.api_url ?? 'https://api.openai.com/v1'))}
-        {field('model', 'Model', '', text('model', env?.model ?? 'gpt-4o-mini'))}
+        {field('api_url', 'API URL', envWins('PAPAYU_LLM_API_URL', env?.api_url), text('api_url', env?.api_url ?? 'https://api.openai.com/v1'))}
+        {field('model', 'Model', envWins('PAPAYU_LLM_MODEL', env?.model), text('model', env?.model ?? 'gpt-4o-mini'))}
         {field('api_key_env', 'API key variable', 'The NAME of an environment variable, e.g. OPENAI_API_KEY.', text('api_key_env', 'OPENAI_API_KEY'))}
         {field(
           'protocol_version',

@@ -41,6 +41,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use camino::Utf8Path;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -56,6 +57,9 @@ pub use keys::{KEYS, Key, Kind};
 pub const USER_FILE: &str = "papayu/config.toml";
 /// The project's config file, beneath the project root.
 pub const PROJECT_FILE: &str = ".papa-yu/config.toml";
+
+/// The most CPU threads `local.threads` may ask for.
+pub const MAX_LOCAL_THREADS: usize = 512;
 
 /// Where a value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -118,6 +122,26 @@ impl Layers {
     /// No layers: every key at its default.
     pub fn new() -> Layers {
         Layers::default()
+    }
+
+    /// The user's config file at `user_file` and the config file ([`PROJECT_FILE`]) of the
+    /// project at `project_root`, read (a missing file is no layer): the layers every frontend
+    /// lays its environment and flags over, so `papayu` and the UI rank values the same way.
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`FileLayer::read`], naming the file.
+    pub fn read(
+        user_file: &Utf8Path,
+        project_root: Option<&Utf8Path>,
+    ) -> Result<Layers, ConfigError> {
+        let project = match project_root {
+            Some(root) => FileLayer::read(&root.join(PROJECT_FILE))?,
+            None => None,
+        };
+        Ok(Layers::new()
+            .user(FileLayer::read(user_file)?)
+            .project(project))
     }
 
     /// The user file, if there is one.
@@ -240,6 +264,31 @@ impl Layered {
                 crate::config::parse_bool(key, v).map_err(|e| self.attribute(e, s))
             }
             _ => Ok(false),
+        }
+    }
+
+    /// `local.threads`: the in-process model's CPU threads, 1 to 512; `None` at its default
+    /// (every core). Only a frontend that loads the in-process model asks, so a bad value never
+    /// fails a network run.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] naming the file and key, the variable or the flag of a value that is not
+    /// such a number.
+    pub fn local_threads(&self) -> Result<Option<usize>, ConfigError> {
+        let Some(s @ Setting { value: Some(v), .. }) = self.get(keys::LOCAL_THREADS) else {
+            return Ok(None);
+        };
+        match v.trim().parse::<usize>() {
+            Ok(n) if (1..=MAX_LOCAL_THREADS).contains(&n) => Ok(Some(n)),
+            _ => Err(self.attribute(
+                ConfigError::Invalid {
+                    variable: "PAPAYU_LOCAL_THREADS".to_owned(),
+                    value: v.clone(),
+                    message: format!("expected a number of threads from 1 to {MAX_LOCAL_THREADS}"),
+                },
+                s,
+            )),
         }
     }
 

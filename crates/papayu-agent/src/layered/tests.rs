@@ -276,3 +276,74 @@ fn every_variable_has_a_key() {
         }
     }
 }
+
+/// `local.threads` from a file, over it the variable; a bad value names where it came from.
+#[test]
+fn local_threads_come_from_a_file_or_the_variable_and_are_checked() {
+    let user = || layer("/u/config.toml", "[local]\nthreads = 3\n");
+    let from_file = Layers::new().user(Some(user())).resolve();
+    assert_eq!(from_file.local_threads().unwrap(), Some(3));
+    assert_eq!(
+        from_file.get(keys::LOCAL_THREADS).map(|s| s.source),
+        Some(Source::User)
+    );
+    let from_env = Layers::new()
+        .user(Some(user()))
+        .env(env(&[("PAPAYU_LOCAL_THREADS", "5")]))
+        .resolve();
+    assert_eq!(from_env.local_threads().unwrap(), Some(5));
+    assert_eq!(Layers::new().resolve().local_threads().unwrap(), None);
+
+    let bad_file = Layers::new()
+        .project(Some(layer(
+            "/p/.papa-yu/config.toml",
+            "[local]\nthreads = 0\n",
+        )))
+        .resolve();
+    assert_eq!(
+        bad_file.local_threads().unwrap_err().to_string(),
+        "ERR_INVALID_CONFIG: /p/.papa-yu/config.toml: local.threads = \"0\": expected a number of threads from 1 to 512"
+    );
+    for bad in ["many", "513"] {
+        let e = Layers::new()
+            .env(env(&[("PAPAYU_LOCAL_THREADS", bad)]))
+            .resolve()
+            .local_threads()
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "ERR_INVALID_CONFIG: PAPAYU_LOCAL_THREADS={bad:?}: expected a number of threads from 1 to 512"
+            )
+        );
+    }
+}
+
+/// The files of [`Layers::read`]: the user's, the project's beneath its root, none missing.
+#[test]
+fn read_takes_the_user_file_and_the_projects() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    let user = root.join("user.toml");
+    fs_err::write(&user, "[llm]\nmodel = \"u\"\ntemperature = 0.5\n").unwrap();
+    fs_err::create_dir_all(root.join(".papa-yu")).unwrap();
+    fs_err::write(root.join(PROJECT_FILE), "[llm]\nmodel = \"p\"\n").unwrap();
+    let layered = Layers::read(&user, Some(root)).unwrap().resolve();
+    assert_eq!(
+        layered.get("llm.model").map(|s| s.source),
+        Some(Source::Project)
+    );
+    assert_eq!(
+        layered.get("llm.temperature").map(|s| s.source),
+        Some(Source::User)
+    );
+    let nothing = Layers::read(&root.join("absent.toml"), None)
+        .unwrap()
+        .resolve();
+    assert!(
+        nothing
+            .settings()
+            .iter()
+            .all(|s| s.source == Source::Default)
+    );
+}

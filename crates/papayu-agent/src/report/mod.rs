@@ -274,22 +274,24 @@ pub fn timeline(traces: &[TraceRecord], since: Option<Duration>, now_ms: u64) ->
         .collect()
 }
 
-/// Parse a `--since` duration: a whole number followed by `s`, `m`, `h`, `d` or `w`
-/// (`7d`, `12h`, `90m`).
+/// Units whose length varies with the calendar (humantime counts a month as 30.44 days and a
+/// year as 365.25): a `--since` in them would be a guess, so it is refused.
+const CALENDAR_UNITS: &[&str] = &["M", "month", "months", "y", "yr", "yrs", "year", "years"];
+
+/// What a refused `--since` is told (the CLI's flag, the UI's report filter).
+pub const SINCE_HINT: &str =
+    "use e.g. 30m, 12h, 7d or 2h 30m (months and years are refused: their length varies)";
+
+/// Parse a `--since` duration with humantime (`7d`, `12h`, `90m`, `2h 30m`, `1w`); `None` for
+/// anything else, and for months and years.
 pub fn parse_since(text: &str) -> Option<Duration> {
-    let t = text.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit())?;
-    let (n, unit) = t.split_at(split);
-    let n: u64 = n.parse().ok()?;
-    let secs = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3_600,
-        "d" => 86_400,
-        "w" => 604_800,
-        _ => return None,
-    };
-    n.checked_mul(secs).map(Duration::from_secs)
+    let calendar = text
+        .split(|c: char| !c.is_alphabetic())
+        .any(|unit| CALENDAR_UNITS.contains(&unit));
+    if calendar {
+        return None;
+    }
+    humantime::parse_duration(text.trim()).ok()
 }
 
 #[cfg(test)]
@@ -313,5 +315,21 @@ mod tests {
         assert_eq!(parse_since("d"), None);
         assert_eq!(parse_since("7"), None);
         assert_eq!(parse_since("7y"), None);
+    }
+
+    #[test]
+    fn since_takes_humantime_spans_but_no_calendar_units() {
+        for (text, secs) in [
+            ("90m", 5_400),
+            ("2h 30m", 9_000),
+            ("7d", 604_800),
+            ("1w", 604_800),
+            (" 1d12h ", 129_600),
+        ] {
+            assert_eq!(parse_since(text), Some(Duration::from_secs(secs)), "{text}");
+        }
+        for text in ["7y", "1M", "2 months", "1year", "1w 1M", "soon", ""] {
+            assert_eq!(parse_since(text), None, "{text}");
+        }
     }
 }

@@ -36,10 +36,11 @@ async fn provider_info_shows_the_provider_and_model_the_next_call_uses() {
     assert_eq!(p.kind, "openai-compatible");
     assert_eq!(p.model, "scripted");
     assert!(p.endpoint.starts_with(&model.url()), "{}", p.endpoint);
-    // The settings override the environment's model.
+    // A saved model does not hide the environment's (the layered configuration, as in the
+    // CLI); the saved provider, which the environment does not name, is in effect.
     f.app
         .save_settings(SaveSettingsArgs {
-            settings: settings(json!({"model": "m-from-settings"})),
+            settings: settings(json!({"model": "m-from-settings", "provider": "ollama"})),
         })
         .await
         .unwrap();
@@ -50,7 +51,8 @@ async fn provider_info_shows_the_provider_and_model_the_next_call_uses() {
         .unwrap()
         .provider
         .unwrap();
-    assert_eq!(p.model, "m-from-settings");
+    assert_eq!(p.model, "scripted");
+    assert_eq!(p.kind, "ollama");
     assert_eq!(model.calls().await, 0, "showing the provider calls nothing");
 }
 

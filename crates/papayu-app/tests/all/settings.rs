@@ -42,7 +42,7 @@ async fn invalid_settings_name_the_field() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn settings_persist_and_override_the_environment() {
+async fn settings_persist_and_configure_what_the_environment_does_not() {
     let model = Model::start(&[plan_answer("from the settings' model")]).await;
     // The environment names no provider; the settings do.
     let f = Fixture::new(&[], None, &[]).await;
@@ -97,101 +97,146 @@ async fn a_key_variable_that_is_not_set_is_reported_at_the_model_call() {
     assert_eq!(model.calls().await, 0);
 }
 
-fn env(vars: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
-    vars.iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect()
+/// The request the scripted model received last, as JSON.
+async fn last_request(model: &Model) -> serde_json::Value {
+    let reqs = model.server.received_requests().await.unwrap();
+    serde_json::from_slice(&reqs.last().unwrap().body).unwrap()
 }
 
-fn keys(name: &str) -> Option<String> {
-    (name == "TEST_KEY").then(|| "  sk-test-key\n".to_owned())
-}
-
-#[test]
-fn every_setting_overrides_its_variable_and_unset_ones_leave_the_environment() {
-    let environment = env(&[
-        ("PAPAYU_LLM_PROVIDER", "ollama"),
-        ("PAPAYU_LLM_API_URL", "http://127.0.0.1:11434"),
-        ("PAPAYU_LLM_MODEL", "env-model"),
-        ("PAPAYU_LLM_API_KEY", "env-key"),
-        ("PAPAYU_LLM_TEMPERATURE", "1"),
-        ("PAPAYU_LLM_TIMEOUT_SEC", "30"),
-        ("PAPAYU_TRACE", "1"),
-    ]);
+/// The layered configuration of the CLI (issue #18 item 3): defaults < the user's config file,
+/// where the UI saves < the project's file < the environment. A saved setting never hides a
+/// variable, and a variable the settings do not name stays in effect.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_environment_beats_a_saved_setting_and_a_saved_setting_beats_the_default() {
+    let model = Model::start(&[plan_answer("one")]).await;
+    // The environment names the scripted model ("scripted") and a token budget.
+    let f = Fixture::new(&[], Some(&model), &[("PAPAYU_LLM_MAX_TOKENS", "77")]).await;
     let s = settings(json!({
-        "provider": " anthropic ", "api_url": "https://api.example/v1", "model": "m-from-settings",
-        "api_key_env": "TEST_KEY", "protocol_version": 3, "strict_json": true,
-        "temperature": 0.25, "max_tokens": 99, "timeout_sec": 86400
+        "model": "m-saved", "max_tokens": 99, "temperature": 0.25,
+        "api_key_env": "TEST_KEY", "protocol_version": 1
     }));
-    let c = s.agent_config(&environment, &keys).unwrap();
-    assert_eq!(c.provider, Some(papayu_llm::ProviderKind::Anthropic));
-    assert_eq!(c.api_url.as_deref(), Some("https://api.example/v1"));
-    assert_eq!(c.model.as_deref(), Some("m-from-settings"));
+    f.app
+        .save_settings(SaveSettingsArgs {
+            settings: s.clone(),
+        })
+        .await
+        .unwrap();
     assert_eq!(
-        c.api_key.as_deref(),
-        Some("sk-test-key"),
-        "trimmed, as a variable is"
+        f.app.get_settings(NoArgs {}).await.unwrap(),
+        s,
+        "the settings show what was saved"
     );
-    assert_eq!(
-        c.protocol_version,
-        Some(papayu_protocol::ProtocolVersion::V3)
-    );
-    assert!(c.strict_json);
-    assert_eq!(c.temperature, 0.25);
-    assert_eq!(c.max_tokens, Some(99));
-    assert_eq!(c.timeout, std::time::Duration::from_secs(86_400));
-    assert!(c.trace, "what no setting names stays the environment's");
-    assert!(c.stream, "the UI streams");
+    let status = f.app.provider_info(NoArgs {}).await.unwrap();
+    assert_eq!(status.provider.unwrap().model, "scripted", "env wins");
 
-    // Blank and unset settings leave every variable as the environment gave it.
-    let blank = settings(json!({"provider": " ", "api_url": "", "model": "  ", "api_key_env": ""}));
-    let c = blank.agent_config(&environment, &keys).unwrap();
-    let plain = papayu_agent::AgentConfig::from_env_map(&environment).unwrap();
-    assert_eq!(c.provider, plain.provider);
-    assert_eq!(c.api_url, plain.api_url);
-    assert_eq!(c.model, plain.model);
-    assert_eq!(c.api_key.as_deref(), Some("env-key"));
-    assert_eq!(c.temperature, 1.0);
-    assert_eq!(c.timeout, std::time::Duration::from_secs(30));
+    let plan = f.plan("x").await.unwrap();
+    assert_eq!(plan["protocol"], 1, "the saved protocol: over the default");
+    let body = last_request(&model).await;
+    assert_eq!(body["model"], "scripted", "the environment's model wins");
+    assert_eq!(body["max_tokens"], 77, "the environment's budget wins");
+    assert_eq!(
+        body["temperature"], 0.25,
+        "the saved temperature: over the default"
+    );
+    let reqs = model.server.received_requests().await.unwrap();
+    assert_eq!(
+        reqs[0].headers.get("authorization").unwrap(),
+        "Bearer sk-test-key",
+        "the key from the variable the saved api_key_env names"
+    );
 }
 
-#[test]
-fn a_key_variable_that_is_not_set_or_blank_is_invalid_config() {
-    let lookup = |name: &str| (name == "BLANK_KEY").then(|| "  ".to_owned());
+/// The project's config file ranks over the user's (the UI's settings) and under the
+/// environment, as `papayu config show` says.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_projects_file_beats_a_saved_setting() {
+    let model = Model::start(&[plan_answer("one")]).await;
+    let f = Fixture::new(&[], Some(&model), &[]).await;
+    std::fs::create_dir_all(f.root().join(".papa-yu")).unwrap();
+    std::fs::write(
+        f.root().join(".papa-yu/config.toml"),
+        "[llm]\ntemperature = 0.5\n",
+    )
+    .unwrap();
+    f.app
+        .save_settings(SaveSettingsArgs {
+            settings: settings(json!({"temperature": 0.25, "max_tokens": 99})),
+        })
+        .await
+        .unwrap();
+    f.plan("x").await.unwrap();
+    let body = last_request(&model).await;
+    assert_eq!(body["temperature"], 0.5, "the project's file wins");
+    assert_eq!(
+        body["max_tokens"], 99,
+        "the saved setting where nothing else says"
+    );
+}
+
+/// A key variable that is not set (or blank) is invalid configuration at the model call,
+/// naming the variable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_variable_that_is_not_set_or_blank_is_invalid_config() {
+    let model = Model::start(&[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let root = camino::Utf8Path::from_path(dir.path()).unwrap();
+    let project = root.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let app = papayu_app::App::new(
+        papayu_app::AppOptions::new(root.join("config"), Transport::Http)
+            .env(std::collections::BTreeMap::from([(
+                "PAPAYU_LLM_API_URL".to_owned(),
+                model.url(),
+            )]))
+            .key_lookup(|name| (name == "BLANK_KEY").then(|| "  ".to_owned())),
+    );
     for name in ["UNSET_KEY_VAR", "BLANK_KEY"] {
-        let s = settings(json!({ "api_key_env": name }));
-        let e = s.agent_config(&env(&[]), &lookup).unwrap_err();
+        app.save_settings(SaveSettingsArgs {
+            settings: settings(json!({ "api_key_env": name })),
+        })
+        .await
+        .unwrap();
+        let status = app.provider_info(NoArgs {}).await.unwrap();
+        let e = status.problem.unwrap();
         assert_eq!(e.code, "ERR_INVALID_CONFIG");
         assert!(
-            e.message
-                .starts_with(&format!("api_key_env names {name}, which is not set")),
+            e.message.contains(&format!("{name} is not set")),
             "{}",
             e.message
         );
     }
+    assert_eq!(model.calls().await, 0);
 }
 
-/// A settings file edited by hand is not validated on load: its values are checked as the
-/// variables they replace, and the error names that variable.
-#[test]
-fn a_hand_edited_setting_is_checked_as_its_variable() {
-    for (bad, variable) in [
-        (json!({"provider": "skynet"}), "PAPAYU_LLM_PROVIDER"),
-        (json!({"api_url": "ftp://x"}), "PAPAYU_LLM_API_URL"),
-        (json!({"protocol_version": 9}), "PAPAYU_PROTOCOL_VERSION"),
-        (json!({"temperature": 7.5}), "PAPAYU_LLM_TEMPERATURE"),
-        (json!({"max_tokens": 0}), "PAPAYU_LLM_MAX_TOKENS"),
-        (json!({"timeout_sec": 0}), "PAPAYU_LLM_TIMEOUT_SEC"),
+/// A config file edited by hand is not validated on load: its values are checked at the model
+/// call as the variables they stand for, and the error names the file and the key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hand_edited_setting_is_checked_as_its_variable() {
+    for (bad, key) in [
+        ("[llm]\nprovider = \"skynet\"\n", "llm.provider"),
+        ("[llm]\napi_url = \"ftp://x\"\n", "llm.api_url"),
+        ("[protocol]\nversion = 9\n", "protocol.version"),
+        ("[llm]\ntemperature = 7.5\n", "llm.temperature"),
+        ("[llm]\nmax_tokens = 0\n", "llm.max_tokens"),
+        ("[llm]\ntimeout_sec = 0\n", "llm.timeout_sec"),
     ] {
-        let e = settings(bad).agent_config(&env(&[]), &keys).unwrap_err();
-        assert_eq!(e.code, "ERR_INVALID_CONFIG", "{variable}");
-        assert!(e.message.starts_with(variable), "{variable}: {}", e.message);
+        // A blank variable is unset (the fixture's timeout would hide the file's).
+        let f = Fixture::new(&[], None, &[("PAPAYU_LLM_TIMEOUT_SEC", "")]).await;
+        let file = f.dir.path().join("config").join(SETTINGS_FILE);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, bad).unwrap();
+        let e = f.plan("x").await.unwrap_err();
+        assert_eq!(e.code, "ERR_INVALID_CONFIG", "{key}");
+        assert!(
+            e.message.contains(&format!("{}: {key} = ", file.display())),
+            "{key}: {}",
+            e.message
+        );
     }
-    // The environment's own errors come first, as without settings.
-    let e = Settings::default()
-        .agent_config(&env(&[("PAPAYU_TRACE", "maybe")]), &keys)
-        .unwrap_err();
-    assert!(e.message.starts_with("PAPAYU_TRACE="), "{}", e.message);
+    // The environment's own errors name the variable.
+    let f = Fixture::new(&[], None, &[("PAPAYU_TRACE", "maybe")]).await;
+    let e = f.plan("x").await.unwrap_err();
+    assert!(e.message.contains("PAPAYU_TRACE="), "{}", e.message);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -208,7 +253,7 @@ async fn saving_a_setting_the_configuration_refuses_names_the_variable() {
     assert_eq!(e.code, codes::BAD_REQUEST);
     assert_eq!(
         e.message,
-        "ERR_INVALID_CONFIG: PAPAYU_LLM_TIMEOUT_SEC=\"86401\": expected a whole number of seconds in 1..=86400 (the settings override this variable)"
+        "ERR_INVALID_CONFIG: PAPAYU_LLM_TIMEOUT_SEC=\"86401\": expected a whole number of seconds in 1..=86400 (the setting is checked as this variable)"
     );
     assert_eq!(
         f.app.get_settings(NoArgs {}).await.unwrap(),

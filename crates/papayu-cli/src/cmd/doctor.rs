@@ -188,7 +188,7 @@ fn local(
     let probe = if args.offline || !entry.valid || !built {
         None
     } else {
-        Some(probe_local(config, path))
+        Some(probe_local(config, path, global))
     };
     let probe_ok = probe
         .as_ref()
@@ -259,9 +259,13 @@ fn local(
 }
 
 #[cfg(feature = "local")]
-fn probe_local(config: &papayu_agent::AgentConfig, path: &std::path::Path) -> serde_json::Value {
+fn probe_local(
+    config: &papayu_agent::AgentConfig,
+    path: &std::path::Path,
+    global: &Global,
+) -> serde_json::Value {
     use papayu_llm::{ChatRequest, LocalProvider, Message};
-    let mut local = match super::session::local_config(path) {
+    let mut local = match super::session::local_config(path, global) {
         Ok(local) => local,
         Err(e) => {
             return serde_json::json!({"ok": false, "code": ErrorCode::LlmConfig, "error": e.to_string()});
@@ -301,6 +305,10 @@ fn probe_local(config: &papayu_agent::AgentConfig, path: &std::path::Path) -> se
 }
 
 #[cfg(not(feature = "local"))]
-fn probe_local(_config: &papayu_agent::AgentConfig, _path: &std::path::Path) -> serde_json::Value {
+fn probe_local(
+    _config: &papayu_agent::AgentConfig,
+    _path: &std::path::Path,
+    _global: &Global,
+) -> serde_json::Value {
     serde_json::Value::Null
 }

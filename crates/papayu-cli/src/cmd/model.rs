@@ -275,7 +275,7 @@ fn warm(model: &Path, global: &Global) -> serde_json::Value {
         let config_dir = camino::Utf8PathBuf::from_path_buf(crate::cmd::session::config_dir())
             .unwrap_or_default();
         let memory = papayu_memory::Memory::load(config_dir, &root)?;
-        let provider = LocalProvider::new(crate::cmd::session::local_config(model)?)?;
+        let provider = LocalProvider::new(crate::cmd::session::local_config(model, global)?)?;
         if !global.json {
             eprintln!("papayu: preparing the local model's prompt cache (once, a few seconds)…");
         }

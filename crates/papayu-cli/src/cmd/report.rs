@@ -4,7 +4,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Result;
 use camino::Utf8PathBuf;
-use papayu_agent::report::{DayBucket, Report, parse_since, report_with_timeline};
+use papayu_agent::report::{DayBucket, Report, SINCE_HINT, parse_since, report_with_timeline};
 
 use crate::cmd::report_verdict;
 use crate::cmd::session::{print_json, report_agent_error};
@@ -15,7 +15,7 @@ use crate::term::{chart, style, table};
 /// Fallback rate, repair success, error codes, context size and cache hit rate from traces.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Only traces newer than this (`30m`, `12h`, `7d`, `2w`).
+    /// Only traces newer than this (`30m`, `12h`, `7d`, `2w`, `2h 30m`; no months or years).
     #[arg(long, value_name = "AGE")]
     pub since: Option<String>,
     /// Also ask the configured provider for its weekly proposals (checked against
@@ -27,10 +27,9 @@ pub struct Args {
 /// Compute and print the report.
 pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     let since = match &args.since {
-        Some(s) => Some(
-            parse_since(s)
-                .ok_or_else(|| UsageError(format!("--since {s:?}: use e.g. 30m, 12h, 7d")))?,
-        ),
+        Some(s) => {
+            Some(parse_since(s).ok_or_else(|| UsageError(format!("--since {s:?}: {SINCE_HINT}")))?)
+        }
         None => None,
     };
     let root = Utf8PathBuf::from_path_buf(global.project_root()?)

@@ -56,23 +56,13 @@ pub fn named_local_model(global: &Global) -> Option<PathBuf> {
     Some(named)
 }
 
-/// `PAPAYU_LOCAL_THREADS`: the local provider's CPU threads (default: every core).
+/// `local.threads` (`PAPAYU_LOCAL_THREADS` or a config file): the local provider's CPU threads
+/// (default: every core).
 #[cfg(feature = "local")]
-fn local_threads() -> Result<Option<usize>> {
-    let Some(v) = env_map()
-        .get("PAPAYU_LOCAL_THREADS")
-        .map(|v| v.trim().to_owned())
-        .filter(|v| !v.is_empty())
-    else {
-        return Ok(None);
-    };
-    match v.parse::<usize>() {
-        Ok(n) if (1..=512).contains(&n) => Ok(Some(n)),
-        _ => Err(UsageError(format!(
-            "PAPAYU_LOCAL_THREADS={v}: expected a number of threads from 1 to 512"
-        ))
-        .into()),
-    }
+fn local_threads(global: &Global) -> Result<Option<usize>> {
+    crate::layers::layered(global)?
+        .local_threads()
+        .map_err(|e| UsageError(e.to_string()).into())
 }
 
 /// What papayu-app's provider choice needs to know about local models: the model the user
@@ -82,19 +72,19 @@ pub fn local_inputs(global: &Global) -> LocalInputs {
 }
 
 /// `local` with the local provider's settings: the prompt cache in [`prompt_cache_dir`] and
-/// `PAPAYU_LOCAL_THREADS` threads.
+/// `local.threads` threads.
 #[cfg(feature = "local")]
-fn with_local_settings(mut local: LocalInputs) -> Result<LocalInputs> {
+fn with_local_settings(mut local: LocalInputs, global: &Global) -> Result<LocalInputs> {
     local.prompt_cache_dir = Some(prompt_cache_dir());
-    local.threads = local_threads()?;
+    local.threads = local_threads(global)?;
     Ok(local)
 }
 
 /// The local provider's configuration as every command uses it: the model at `path`, the
-/// prompt cache in [`prompt_cache_dir`], `PAPAYU_LOCAL_THREADS` threads (default: every core).
+/// prompt cache in [`prompt_cache_dir`], `local.threads` threads (default: every core).
 #[cfg(feature = "local")]
-pub fn local_config(path: &std::path::Path) -> Result<papayu_llm::LocalConfig> {
-    Ok(with_local_settings(LocalInputs::default())?.local_config(path))
+pub fn local_config(path: &std::path::Path, global: &Global) -> Result<papayu_llm::LocalConfig> {
+    Ok(with_local_settings(LocalInputs::default(), global)?.local_config(path))
 }
 
 /// The agent configuration: the layered configuration (files, environment, flags), the API key
@@ -157,11 +147,10 @@ fn virtual_env() -> Option<String> {
 /// `papayu ui`); its notice is said once per process (`papayu ui` builds an agent per project).
 pub fn provider(config: &AgentConfig, global: &Global) -> Result<Arc<dyn Provider>> {
     let local = local_inputs(global);
-    // Only the in-process model reads PAPAYU_LOCAL_THREADS: a bad value must not fail a
-    // network run.
+    // Only the in-process model reads local.threads: a bad value must not fail a network run.
     #[cfg(feature = "local")]
     let local = match provider::choose(config, &local) {
-        provider::Choice::Local { .. } => with_local_settings(local)?,
+        provider::Choice::Local { .. } => with_local_settings(local, global)?,
         provider::Choice::Network => local,
     };
     let chosen = provider::build(config, &local).map_err(provider_error)?;
@@ -216,8 +205,28 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
         .build()?)
 }
 
-/// Ask a yes/no question on stderr, read the answer from stdin (no answer is "no").
+/// Ask `question [y/N]` on stderr; "no" unless the answer is yes. On a terminal (stdin and
+/// stderr both) it is dialoguer's prompt: `y` or `n`, then Enter; Enter alone is the default,
+/// no. Otherwise (a script's piped `y`) one line is read from stdin: `y`, `yes`, `д` or `да`
+/// is yes, anything else and the end of input no. dialoguer reads keys from the terminal, never
+/// from a pipe, hence the line read.
 pub fn confirm(question: &str) -> Result<bool> {
+    if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+        let asked = dialoguer::Confirm::new()
+            .with_prompt(question)
+            .default(false)
+            .wait_for_newline(true)
+            .interact();
+        return match asked {
+            Ok(answer) => Ok(answer),
+            // Ctrl-C: the prompt raised SIGINT, which ends papayu unless `chat` listens for it
+            // (then the question is declined and the REPL goes on).
+            Err(dialoguer::Error::IO(e)) if e.kind() == std::io::ErrorKind::Interrupted => {
+                Ok(false)
+            }
+            Err(e) => Err(e.into()),
+        };
+    }
     let mut err = std::io::stderr();
     write!(err, "{question} [y/N] ")?;
     err.flush()?;

@@ -168,3 +168,46 @@ fn a_bad_value_names_its_file_and_key() {
         unknown.stderr
     );
 }
+
+/// `local.threads` (the in-process model's CPU threads) in a config file, as
+/// `PAPAYU_LOCAL_THREADS` is in the environment: shown with its source, the variable over it.
+#[test]
+fn local_threads_live_in_a_config_file_and_the_environment_overrides_them() {
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let (p, h) = (project.path(), home.path());
+    let set = hermetic(p, h, &[], &["config", "set", "local.threads", "3"]);
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    let file = std::fs::read_to_string(h.join("config/papayu/config.toml")).unwrap();
+    assert!(file.contains("threads = 3"), "{file}");
+
+    let doc = get(p, h, &[], &["local.threads"]);
+    assert_eq!(doc["value"], "3");
+    assert_eq!(doc["source"], "user");
+    let plain = hermetic(p, h, &[], &["config", "get", "local.threads"]);
+    assert!(
+        plain.stdout.contains("= 3") && plain.stdout.contains("(user "),
+        "{}",
+        plain.stdout
+    );
+
+    let env = [("PAPAYU_LOCAL_THREADS", "5")];
+    let doc = get(p, h, &env, &["local.threads"]);
+    assert_eq!(doc["value"], "5");
+    assert_eq!(doc["source"], "env");
+    assert_eq!(doc["origin"], "PAPAYU_LOCAL_THREADS");
+
+    let doctor = hermetic(p, h, &[], &["doctor", "--offline", "--json"]);
+    let doc: Value = serde_json::from_str(&doctor.stdout).unwrap();
+    let threads = doc["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["key"] == "local.threads")
+        .unwrap();
+    assert_eq!(threads["value"], "3", "{doc:#}");
+    assert_eq!(threads["source"], "user", "{doc:#}");
+
+    let bad = hermetic(p, h, &[], &["config", "set", "local.threads", "many"]);
+    assert_eq!(bad.code, 2, "a whole number only: {}", bad.stderr);
+}

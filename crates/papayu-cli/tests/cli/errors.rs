@@ -105,3 +105,25 @@ fn undo_force_says_where_the_users_version_went() {
     );
     assert!(!dir.path().join("b.txt").exists());
 }
+
+/// `report --since` takes humantime spans, never months or years (their length varies).
+#[test]
+fn report_since_takes_spans_and_refuses_calendar_units() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    for ok in ["90m", "2h 30m", "7d", "1w"] {
+        let run = crate::hermetic(dir.path(), home.path(), &[], &["report", "--since", ok]);
+        assert_eq!(run.code, 0, "{ok}: {}", run.stderr);
+    }
+    for bad in ["7y", "1M", "soon"] {
+        let run = crate::hermetic(dir.path(), home.path(), &[], &["report", "--since", bad]);
+        assert_eq!(run.code, 2, "{bad}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!(
+                "--since {bad:?}: use e.g. 30m, 12h, 7d or 2h 30m (months and years are refused"
+            )),
+            "{bad}: {}",
+            run.stderr
+        );
+    }
+}

@@ -16,6 +16,7 @@ mod exits;
 mod git;
 mod integrations;
 mod machine;
+mod prompt;
 mod schema;
 mod terminal;
 mod validate;
