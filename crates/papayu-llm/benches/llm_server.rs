@@ -377,6 +377,7 @@ async fn run_orphan(base: &str, pid: u32) {
     ];
     for case in cases {
         let load_before = load();
+        let cpu_before = cpu_seconds(pid);
         let started = Instant::now();
         let outcome = match case {
             "papayu_streamed_budget" => {
@@ -412,10 +413,13 @@ async fn run_orphan(base: &str, pid: u32) {
             }
         };
         let gave_up = started.elapsed().as_secs_f64();
+        // What the server did before the cancel: generating, not waiting.
+        let cpu_until_cancel = cpu_seconds(pid) - cpu_before;
         let (busy, cpu) = busy_after(pid).await;
         eprintln!("{case}: gave up after {gave_up:.1}s: {outcome}");
         let bench = format!("llm_server_orphan_{case}");
         emit(&bench, "gave_up_after", gave_up, "s");
+        emit(&bench, "server_cpu_until_cancel", cpu_until_cancel, "s");
         emit(&bench, "server_busy_after_cancel", busy, "s");
         emit(&bench, "server_cpu_after_cancel", cpu, "s");
         emit(
