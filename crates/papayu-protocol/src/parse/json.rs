@@ -14,7 +14,7 @@ use super::{ParseError, extract};
 ///
 /// The whole text and a fenced block are also read with raw control characters (a newline, a
 /// tab) inside their strings taken for their escapes: JSON forbids them, but some servers'
-/// decoding grammars let them through (see [`parse_whole`]).
+/// decoding grammars let them through (llama-cpp-python 0.3's, issue #22).
 ///
 /// Linear in the length of `text` whatever it holds. An answer over
 /// [`MAX_ANSWER_BYTES`](super::MAX_ANSWER_BYTES), or whose JSON holds more than
