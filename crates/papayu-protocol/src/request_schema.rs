@@ -227,6 +227,10 @@ impl RequestShape {
             ]));
         }
         let items = match alternatives.len() {
+            // Nothing this request may do: an empty `anyOf` is not a schema, and a server whose
+            // converter refuses it decodes under plain JSON instead (llama-cpp-python does), so
+            // a bare array could be the answer. Say "no actions" as a PLAN does.
+            0 => return no_actions(bounds),
             1 => alternatives.remove(0),
             _ => json!({"anyOf": alternatives}),
         };
@@ -254,17 +258,21 @@ pub fn compact_schema(shape: &RequestShape) -> Value {
     schema_with(shape, Bounds::Omitted)
 }
 
+/// An empty list of actions.
+fn no_actions(bounds: Bounds) -> Value {
+    match bounds {
+        Bounds::Stated => json!({"type": "array", "maxItems": 0}),
+        // `items` too: without it a converter reads a bare `array` as "any JSON array".
+        Bounds::Omitted => json!({"type": "array", "items": {"type": "object"}, "maxItems": 0}),
+    }
+}
+
 fn schema_with(shape: &RequestShape, bounds: Bounds) -> Value {
     let mut props: Vec<(&str, Value)> = vec![("summary", bounds.string(shape.summary_chars))];
     if shape.apply {
         props.push(("actions", shape.actions(bounds)));
     } else {
-        // `items` too: without it a converter reads a bare `array` as "any JSON array".
-        let none = match bounds {
-            Bounds::Stated => json!({"type": "array", "maxItems": 0}),
-            Bounds::Omitted => json!({"type": "array", "items": {"type": "object"}, "maxItems": 0}),
-        };
-        props.push(("actions", none));
+        props.push(("actions", no_actions(bounds)));
     }
     if shape.context_requests {
         let read = object(vec![

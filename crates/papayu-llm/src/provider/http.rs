@@ -160,6 +160,24 @@ impl HttpProvider {
     }
 
     async fn run(&self, request: &ChatRequest) -> Result<Completion, LlmError> {
+        // A narrowed request to a server on this machine (D37) is streamed on the wire even when
+        // the caller wants no progress: llama-cpp-python's server notices a closed connection
+        // only between streamed tokens, and finishes an abandoned non-streamed answer up to
+        // `max_tokens` while the next request waits (measured: BENCHMARKS, llm-server). A stream
+        // also lets the silence limit apply.
+        let streamed;
+        let request = if !request.stream
+            && request.answer_shape.is_some()
+            && crate::config::is_loopback_endpoint(&self.endpoint)
+        {
+            streamed = ChatRequest {
+                stream: true,
+                ..request.clone()
+            };
+            &streamed
+        } else {
+            request
+        };
         let started = Instant::now();
         let kind = self.config.kind;
         let key = self.key();

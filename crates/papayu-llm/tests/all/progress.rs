@@ -261,7 +261,11 @@ async fn a_narrowed_request_sends_its_compact_schema_down_the_ladder() {
     assert!(limit < 2_000, "{limit}");
     for body in &bodies {
         assert_eq!(body["max_tokens"], limit);
+        // Streamed on the wire although the caller asked for no progress: a server on this
+        // machine then stops generating when papayu gives up (a JSON answer is still read).
+        assert_eq!(body["stream"], true);
     }
+    assert!(c.streamed);
 }
 
 #[tokio::test]
@@ -284,6 +288,8 @@ async fn a_request_without_a_shape_keeps_the_whole_schema_and_the_configured_lim
         .body_json()
         .unwrap();
     assert_eq!(body["max_tokens"], 9_000);
+    // Not narrowed: streamed only when the caller asks.
+    assert_eq!(body["stream"], false);
     assert_eq!(
         body["response_format"]["json_schema"]["name"],
         "papayu_response_v2"

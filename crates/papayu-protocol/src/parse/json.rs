@@ -1,5 +1,7 @@
 //! Finding and reading the JSON value in a model's answer.
 
+use std::fmt::Write as _;
+
 use serde_json::Value;
 
 use super::{ParseError, extract};
@@ -9,6 +11,10 @@ use super::{ParseError, extract};
 /// Order: the whole trimmed text when it is JSON; else the first fenced block
 /// (```` ```json ```` or ```` ``` ````); else the first balanced JSON value in the prose.
 /// Returns the candidate that parses, or the error of the most likely candidate.
+///
+/// The whole text and a fenced block are also read with raw control characters (a newline, a
+/// tab) inside their strings taken for their escapes: JSON forbids them, but some servers'
+/// decoding grammars let them through (llama-cpp-python 0.3's, issue #22).
 ///
 /// Linear in the length of `text` whatever it holds. An answer over
 /// [`MAX_ANSWER_BYTES`](super::MAX_ANSWER_BYTES), or whose JSON holds more than
@@ -22,14 +28,14 @@ pub fn extract_json(text: &str) -> Result<Value, ParseError> {
             array_allowed: true,
         });
     }
-    let whole = parse_json_text(trimmed);
+    let whole = parse_whole(trimmed);
     match whole {
         Ok(v) => return Ok(v),
         Err(e @ ParseError::TooManyActions { .. }) => return Err(e),
         Err(_) => {}
     }
     if let Some(block) = first_fenced_block(trimmed) {
-        return parse_json_text(block.trim());
+        return parse_whole(block.trim());
     }
     let spans = extract::Spans::new(trimmed);
     // An answer that opens a JSON value and never closes it is truncated JSON (e.g. cut off at
@@ -72,6 +78,58 @@ pub fn extract_json(text: &str) -> Result<Value, ParseError> {
 /// here than when it builds a `Value`).
 fn is_json_syntax(text: &str) -> bool {
     serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
+/// `text` as one JSON value; when it is not, the same text with the raw control characters
+/// inside its strings escaped, if that is one JSON value (else the first error stands).
+///
+/// A server that turns a schema into a decoding grammar can let a raw newline into a string:
+/// llama-cpp-python 0.3's converter writes `char ::= [^"\\] | "\\" …`, which admits U+0000–U+001F.
+/// Such an answer is the object the model meant, but not JSON, and the search for a value
+/// inside the prose would then take a nested array (`"actions": []`) for the answer (issue
+/// #22). A raw control character in a string has one reading, its escape.
+fn parse_whole(text: &str) -> Result<Value, ParseError> {
+    let strict = parse_json_text(text);
+    if !matches!(strict, Err(ParseError::Json { .. })) {
+        return strict;
+    }
+    match escape_raw_controls(text) {
+        Some(escaped) => parse_json_text(&escaped).or(strict),
+        None => strict,
+    }
+}
+
+/// `text` with every control character (U+0000–U+001F) inside a JSON string literal replaced
+/// by its escape, or `None` when there is none. Outside strings nothing changes, so text that
+/// is not JSON stays not JSON.
+fn escape_raw_controls(text: &str) -> Option<String> {
+    let mut out: Option<String> = None;
+    let (mut in_string, mut escaped) = (false, false);
+    for (i, c) in text.char_indices() {
+        let raw_control = in_string && !escaped && c < ' ';
+        if raw_control && out.is_none() {
+            out = Some(text[..i].to_owned());
+        }
+        if let Some(out) = out.as_mut() {
+            match c {
+                '\n' if raw_control => out.push_str("\\n"),
+                '\r' if raw_control => out.push_str("\\r"),
+                '\t' if raw_control => out.push_str("\\t"),
+                c if raw_control => {
+                    // Writing to a String cannot fail.
+                    let _ = write!(out, "\\u{:04x}", u32::from(c));
+                }
+                c => out.push(c),
+            }
+        }
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            _ => {}
+        }
+    }
+    out
 }
 
 fn parse_json_text(text: &str) -> Result<Value, ParseError> {

@@ -194,8 +194,60 @@ mod property {
         ]
     }
 
+    fn any_shape() -> impl Strategy<Value = RequestShape> {
+        (
+            (
+                any::<bool>(),
+                style(),
+                prop::sample::subsequence(FILES.to_vec(), 0..=2),
+            ),
+            (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+        )
+            .prop_map(
+                |((apply, edit, files), (create, delete, context_requests, papayu_fills))| {
+                    RequestShape {
+                        apply,
+                        edit,
+                        files: files.into_iter().map(str::to_owned).collect(),
+                        create,
+                        delete,
+                        context_requests,
+                        papayu_fills,
+                        ..RequestShape::default()
+                    }
+                },
+            )
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(128))]
+
+        /// Whatever the shape, the root of the compact schema is one object with `summary`
+        /// and `actions` required and nothing else allowed, never a union: a converter
+        /// (llama-cpp-python's, llama.cpp's) then starts its grammar with `{`, so no
+        /// answer decoded under it is a bare array or any other value at the root.
+        #[test]
+        fn the_compact_schema_has_an_object_at_the_root(shape in any_shape()) {
+            let schema = compact_schema(&shape);
+            prop_assert_eq!(&schema["type"], "object");
+            prop_assert_eq!(&schema["additionalProperties"], false);
+            let required = schema["required"].as_array().unwrap();
+            prop_assert!(required.contains(&json!("summary")) && required.contains(&json!("actions")));
+            for union in ["anyOf", "oneOf", "allOf", "$ref"] {
+                prop_assert!(schema.get(union).is_none(), "{union} at the root");
+            }
+            // Every alternative of an action is itself an object with its kind required.
+            if let Some(alternatives) = schema["properties"]["actions"]["items"]["anyOf"].as_array() {
+                for a in alternatives {
+                    prop_assert_eq!(&a["type"], "object");
+                    prop_assert!(a["required"].as_array().unwrap().contains(&json!("kind")));
+                }
+            }
+            let validator = jsonschema::draft7::new(&schema).unwrap();
+            for not_an_answer in [json!([]), json!([{"kind": "CREATE_FILE"}]), json!("s"), json!({"actions": []})] {
+                prop_assert!(!validator.is_valid(&not_an_answer), "{not_an_answer}");
+            }
+        }
 
         /// Every answer of the request's shape, whatever the length of its texts and the
         /// number of its actions, passes the compact schema; filled in, the protocol's own

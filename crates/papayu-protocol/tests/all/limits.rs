@@ -161,8 +161,13 @@ mod old {
         if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
             return Ok(v);
         }
+        // Issue #22 added this reading: raw control characters inside strings as their escapes.
+        if let Some(v) = with_raw_controls_escaped(trimmed) {
+            return Ok(v);
+        }
         if let Some(block) = first_fenced_block(trimmed) {
-            return parse_json_text(block.trim());
+            return with_raw_controls_escaped(block.trim())
+                .map_or_else(|| parse_json_text(block.trim()), Ok);
         }
         if trimmed.starts_with(['{', '[']) && balanced_end(trimmed.as_bytes(), 0).is_none() {
             return parse_json_text(trimmed);
@@ -183,6 +188,29 @@ mod old {
         Err(first_error.unwrap_or(ParseError::NoJson {
             array_allowed: true,
         }))
+    }
+
+    /// `text` read as JSON with each control character inside a string replaced by `\u00XX`.
+    fn with_raw_controls_escaped(text: &str) -> Option<Value> {
+        let mut out = String::new();
+        let mut quote_open = false;
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            if quote_open && c == '\\' {
+                out.push(c);
+                out.extend(chars.next());
+                continue;
+            }
+            if c == '"' {
+                quote_open = !quote_open;
+            }
+            if quote_open && u32::from(c) < 0x20 {
+                out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            } else {
+                out.push(c);
+            }
+        }
+        serde_json::from_str(&out).ok()
     }
 
     fn parse_json_text(text: &str) -> Result<Value, ParseError> {

@@ -331,3 +331,30 @@ fn truncated_answer_reports_the_json_error_not_an_inner_value() {
     // A bracketed aside that does close is still prose around the real object.
     check(&format!("[note] {ONE}"), V2, Ok(1));
 }
+
+/// What llama-cpp-python 0.3's server answered under the compact PLAN schema (issue #22): its
+/// grammar lets raw newlines into a string, so the text is not JSON, and the search for a value
+/// inside it took `"actions" : [ ]` for a bare-array answer.
+#[test]
+fn r_raw_newlines_in_a_string_are_not_read_as_the_actions_array() {
+    let text = "{ \"summary\":\"This is a list of README files. Each file must have the following structure:\n<pre>\n  <code>\n    #[doc]\n    #[type(\",\"actions\" : [ ] } ";
+    let value = extract_json(text).unwrap();
+    assert_eq!(value["actions"], json!([]));
+    assert!(
+        value["summary"]
+            .as_str()
+            .unwrap()
+            .ends_with("structure:\n<pre>\n  <code>\n    #[doc]\n    #[type(")
+    );
+    check(text, V2, Ok(0));
+    // In a fenced block too, and a tab or another control character has its escape.
+    let fenced = "Here:\n```json\n{\"summary\":\"a\tb\u{1}c\",\"actions\":[]}\n```";
+    assert_eq!(extract_json(fenced).unwrap()["summary"], "a\tb\u{1}c");
+    // Outside strings nothing is changed: text that is not JSON stays an error.
+    assert_eq!(
+        parse_response("{\"summary\":\"a\nb\",\"actions\":[}", V2)
+            .unwrap_err()
+            .code(),
+        ErrorCode::JsonParse
+    );
+}

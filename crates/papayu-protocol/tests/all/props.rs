@@ -1,7 +1,7 @@
 //! Properties: parsing never panics, and a response survives serialise → parse.
 
 use papayu_protocol::{
-    Action, ActionKind, ProtocolVersion, Response, parse_document, parse_response,
+    Action, ActionKind, ProtocolVersion, Response, extract_json, parse_document, parse_response,
 };
 use proptest::prelude::*;
 
@@ -33,6 +33,24 @@ proptest! {
         for text in [json.clone(), format!("{prose}\n```json\n{json}\n```\n{prose}"), format!("{prose} {json} {prose}")] {
             let back = parse_response(&text, ProtocolVersion::V2).unwrap();
             prop_assert_eq!(&back, &response);
+        }
+    }
+
+    /// An answer whose strings hold raw newlines and tabs (what a server's grammar may let
+    /// through: llama-cpp-python 0.3) reads as the same value as the JSON it should have been,
+    /// whole or fenced.
+    #[test]
+    fn raw_control_characters_in_strings_read_as_their_escapes(
+        summary in "[^\\\\`]{0,80}", content in "[^\\\\`]{0,200}", prose in "[A-Za-z ,.!]{0,40}"
+    ) {
+        let value = serde_json::json!({
+            "summary": summary,
+            "actions": [{"kind": "CREATE_FILE", "path": "a.md", "content": content}],
+        });
+        // Without backslashes (or fences) in the texts, every `\n` and `\t` in the JSON is an escape.
+        let raw = value.to_string().replace("\\n", "\n").replace("\\t", "\t");
+        for text in [raw.clone(), format!("{prose}\n```json\n{raw}\n```\n{prose}")] {
+            prop_assert_eq!(&extract_json(&text).unwrap(), &value);
         }
     }
 }
