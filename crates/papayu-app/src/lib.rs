@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use papayu_agent::report::{parse_since, report, timeline};
+use papayu_agent::report::{parse_since, report, request_weekly_proposals, timeline};
 use papayu_agent::trace::{load_traces, show_trace};
 use papayu_agent::{Agent, AgentConfig, ApplyPreview, ChatTurn, Progress};
 use papayu_llm::Provider;
@@ -226,6 +226,7 @@ impl App {
                 protocol: get("PAPAYU_PROTOCOL_VERSION").or_else(|| get("PAPAYU_PROTOCOL_DEFAULT")),
             },
             project: self.inner.options.project.as_ref().map(ToString::to_string),
+            lang: self.inner.options.lang.clone(),
         })
     }
 
@@ -289,6 +290,8 @@ impl App {
         let patch = papayu_patch::Project::open(root.as_std_path())?;
         let history = patch.history()?;
         let saved_plan = papayu_agent::load_saved_plan(&root)?.map(|s| SavedPlanView {
+            changed_files: s.changed_files(&root),
+            llm_mode: s.llm_mode.clone(),
             goal: s.goal,
             trace_id: s.trace_id,
             protocol: s.protocol,
@@ -558,9 +561,19 @@ impl App {
         let r = report(&p.root, since, now)?;
         let (traces, _) = load_traces(&p.root)?;
         let records: Vec<_> = traces.into_iter().map(|(_, t)| t).collect();
+        let proposals = if args.proposals {
+            let o = &self.inner.options;
+            let settings = self.inner.store.settings()?;
+            let config = settings.agent_config(&o.env, o.key_lookup.as_ref())?;
+            let provider = (o.provider_factory)(&config)?;
+            Some(request_weekly_proposals(provider.as_ref(), &r).await?)
+        } else {
+            None
+        };
         Ok(ReportView {
-            report: r,
             timeline: timeline(&records, since, now),
+            report: r,
+            proposals,
         })
     }
 }

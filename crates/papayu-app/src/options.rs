@@ -28,6 +28,7 @@ pub struct AppOptions {
     pub(crate) key_lookup: KeyLookup,
     pub(crate) home_dir: Option<Utf8PathBuf>,
     pub(crate) project: Option<Utf8PathBuf>,
+    pub(crate) lang: Option<String>,
     pub(crate) provider_factory: ProviderFactory,
 }
 
@@ -39,6 +40,7 @@ impl std::fmt::Debug for AppOptions {
             .field("env", &self.env.keys().collect::<Vec<_>>())
             .field("home_dir", &self.home_dir)
             .field("project", &self.project)
+            .field("lang", &self.lang)
             .finish_non_exhaustive()
     }
 }
@@ -54,6 +56,7 @@ impl AppOptions {
             key_lookup: Arc::new(|_| None),
             home_dir: None,
             project: None,
+            lang: None,
             provider_factory: Arc::new(|c| build_provider(c).map_err(ApiError::from)),
         }
     }
@@ -83,6 +86,12 @@ impl AppOptions {
     /// it first).
     pub fn project(mut self, root: impl Into<Utf8PathBuf>) -> Self {
         self.project = Some(root.into());
+        self
+    }
+
+    /// The language the frontend chose for people (`app_info` hands it to the UI).
+    pub fn lang(mut self, tag: impl Into<String>) -> Self {
+        self.lang = Some(tag.into());
         self
     }
 

@@ -4,6 +4,7 @@ import { PROVIDERS, toForm, validate, type FieldErrors, type SettingsForm } from
 import { toApiError, type ApiError } from '../transport';
 import type { AppInfo, ConnectionTest, Settings } from '../types';
 import { ErrorBox } from './common';
+import { t } from '../i18n';
 
 export function SettingsView({ settings, info, onSaved }: { settings: Settings; info: AppInfo | null; onSaved: (s: Settings) => void }) {
   const [form, setForm] = useState<SettingsForm>(() => toForm(settings));
@@ -69,7 +70,7 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
   };
   return (
     <section className="panel" aria-labelledby="set-h">
-      <h2 id="set-h">Settings</h2>
+      <h2 id="set-h">{t('settings.title')}</h2>
       <p className="muted">
         Empty fields use the environment ({env ? `provider ${env.provider ?? '—'}, model ${env.model ?? '—'}, protocol ${env.protocol ?? '—'}` : 'PAPAYU_*'}). API keys are never stored: name the environment variable that holds yours.
       </p>

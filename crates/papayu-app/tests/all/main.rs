@@ -12,5 +12,6 @@ mod errors;
 mod flow;
 #[cfg(feature = "http")]
 mod http;
+mod session;
 mod settings;
 mod support;

@@ -35,6 +35,7 @@ fn app_options(global: &Global) -> Result<AppOptions> {
         .map_err(|p| UsageError(format!("config directory {} is not UTF-8", p.display())))?;
     let mut options = AppOptions::new(config, Transport::Http)
         .env(env_map())
+        .lang(crate::i18n::lang().tag())
         .key_lookup(|name| std::env::var(name).ok())
         .provider_factory({
             // The CLI's own choice (the local model included), not only the network providers.
