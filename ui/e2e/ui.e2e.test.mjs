@@ -582,6 +582,7 @@ describe('UI polish at 1400×900 and 420 px, light and dark', () => {
     const g = page.getByTestId('graduation');
     await g.waitFor();
     assert.match(await g.innerText(), /Вердикта пока нет/);
+    assert.match(await g.innerText(), /полное окно из 100 вызовов APPLY/);
     await page.getByRole('button', { name: 'Спросить модель о предложениях' }).waitFor();
     await page.screenshot({ path: join(RESULTS, 'report-ru.png'), fullPage: true });
     await page.getByRole('tab', { name: 'История' }).click();

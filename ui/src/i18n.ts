@@ -65,6 +65,11 @@ const en = {
   'report.proposals.repaired': '(after one repair)',
   'report.proposals.why': 'why',
   'report.proposals.expect': 'expect',
+  'criterion.apply_calls': 'a full window of 100 APPLY calls',
+  'criterion.fallback_rate_excluding_non_utf8': 'fallback rate (ERR_NON_UTF8_FILE excluded) < 1%',
+  'criterion.patch_apply_failed_rate': 'ERR_PATCH_APPLY_FAILED in < 1% of calls',
+  'criterion.patch_apply_failed_repair_over_fallback': 'ERR_PATCH_APPLY_FAILED cured by repair more often than by fallback',
+  'criterion.update_existing_forbidden': 'no fallback on ERR_V2_UPDATE_EXISTING_FORBIDDEN',
 } as const;
 
 export type Key = keyof typeof en;
@@ -132,6 +137,11 @@ const ru: Record<Key, string> = {
   'report.proposals.repaired': '(после одного исправления)',
   'report.proposals.why': 'почему',
   'report.proposals.expect': 'ожидается',
+  'criterion.apply_calls': 'полное окно из 100 вызовов APPLY',
+  'criterion.fallback_rate_excluding_non_utf8': 'доля откатов (без ERR_NON_UTF8_FILE) < 1%',
+  'criterion.patch_apply_failed_rate': 'ERR_PATCH_APPLY_FAILED меньше чем в 1% вызовов',
+  'criterion.patch_apply_failed_repair_over_fallback': 'ERR_PATCH_APPLY_FAILED чаще лечится исправлением, чем откатом',
+  'criterion.update_existing_forbidden': 'ни одного отката из-за ERR_V2_UPDATE_EXISTING_FORBIDDEN',
 };
 
 export type Lang = 'en' | 'ru';

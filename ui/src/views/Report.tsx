@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { api } from '../api';
 import { chartGeometry, DEFAULT_BOX } from '../state/chart';
 import { toApiError, type ApiError } from '../transport';
-import { t, type Key } from '../i18n';
+import { maybe, t, type Key } from '../i18n';
 import type { Graduation, ProposalsOutcome, ReportView, TimelineDay } from '../types';
 import { ErrorBox, pct } from './common';
 
@@ -141,7 +141,7 @@ export function GraduationView({ g }: { g: Graduation }) {
           {g.criteria.map((c) => (
             <tr key={c.id} data-criterion={c.id} data-met={c.met}>
               <td className={c.met ? 'add' : 'del'}>{c.met ? `✓ ${t('report.yes')}` : `✗ ${t('report.no')}`}</td>
-              <td>{c.required}</td>
+              <td>{maybe(`criterion.${c.id}`) ?? c.required}</td>
               <td className="mono">{c.actual}</td>
             </tr>
           ))}

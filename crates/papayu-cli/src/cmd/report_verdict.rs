@@ -92,19 +92,27 @@ pub fn render_graduation(g: &Graduation) -> String {
         "{}",
         crate::tr!("report-graduation", window = g.window, verdict = verdict)
     );
-    let width = g
+    // A criterion the catalogue names reads in the user's language; a newer one as the library
+    // says it.
+    let required: Vec<String> = g
         .criteria
         .iter()
-        .map(|c| c.required.chars().count())
+        .map(|c| {
+            crate::i18n::maybe(&format!("criterion-{}", c.id)).unwrap_or(c.required.to_owned())
+        })
+        .collect();
+    let width = required
+        .iter()
+        .map(|r| r.chars().count())
         .max()
         .unwrap_or(0);
-    for c in &g.criteria {
+    for (c, required) in g.criteria.iter().zip(&required) {
         let mark = if c.met {
             crate::tr!("report-criterion-ok")
         } else {
             crate::tr!("report-criterion-fail")
         };
-        let _ = writeln!(out, "  {mark}  {:<width$}  {}", c.required, c.actual);
+        let _ = writeln!(out, "  {mark}  {required:<width$}  {}", c.actual);
     }
     out
 }
@@ -170,6 +178,21 @@ mod tests {
         .unwrap();
         assert_eq!(doc["graduation"]["verdict"], "not_enough_data");
         assert!(doc.get("proposals").is_none());
+    }
+
+    /// Every criterion the library judges has both catalogues' words, the English ones the
+    /// library's own.
+    #[test]
+    fn every_criterion_reads_in_both_languages() {
+        use crate::i18n::{Lang, text_in};
+        let r = compute(&[], None, 0);
+        assert!(!r.graduation.criteria.is_empty());
+        for c in &r.graduation.criteria {
+            let key = format!("criterion-{}", c.id);
+            assert_eq!(text_in(Lang::En, &key, &[]), c.required, "{key}");
+            let ru = text_in(Lang::Ru, &key, &[]);
+            assert!(ru != key && ru != c.required, "{key}: {ru}");
+        }
     }
 
     #[test]

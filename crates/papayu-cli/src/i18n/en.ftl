@@ -247,3 +247,9 @@ report-proposals-by = Proposals by { $model }{ $repaired }:
 report-after-repair = {" "}(after one repair)
 report-why = why: { $text }
 report-expect = expect: { $text }
+# Seed 001's graduation criteria, by their stable id (papayu-agent's `Criterion::id`).
+criterion-apply_calls = a full window of 100 APPLY calls
+criterion-fallback_rate_excluding_non_utf8 = fallback rate (ERR_NON_UTF8_FILE excluded) < 1%
+criterion-patch_apply_failed_rate = ERR_PATCH_APPLY_FAILED in < 1% of calls
+criterion-patch_apply_failed_repair_over_fallback = ERR_PATCH_APPLY_FAILED cured by repair more often than by fallback
+criterion-update_existing_forbidden = no fallback on ERR_V2_UPDATE_EXISTING_FORBIDDEN

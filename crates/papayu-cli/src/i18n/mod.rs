@@ -119,6 +119,12 @@ pub fn text_in(lang: Lang, key: &str, args: &[(&str, FluentValue<'_>)]) -> Strin
         .into_owned()
 }
 
+/// The message `key` when the catalogue has it (a key made at run time, such as a criterion's),
+/// in this process's language.
+pub fn maybe(key: &str) -> Option<String> {
+    bundle(lang()).has_message(key).then(|| text(key, &[]))
+}
+
 /// What a code means, for people, in this process's language.
 pub fn meaning(code: ErrorCode) -> String {
     text(&format!("code-{code}"), &[])

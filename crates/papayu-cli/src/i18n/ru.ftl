@@ -272,3 +272,9 @@ report-proposals-by = Предложения модели { $model }{ $repaired 
 report-after-repair = {" "}(после одного исправления)
 report-why = почему: { $text }
 report-expect = ожидается: { $text }
+# Критерии выпуска из seed 001, по их стабильному id (`Criterion::id` в papayu-agent).
+criterion-apply_calls = полное окно из 100 вызовов APPLY
+criterion-fallback_rate_excluding_non_utf8 = доля откатов (без ERR_NON_UTF8_FILE) < 1%
+criterion-patch_apply_failed_rate = ERR_PATCH_APPLY_FAILED меньше чем в 1% вызовов
+criterion-patch_apply_failed_repair_over_fallback = ERR_PATCH_APPLY_FAILED чаще лечится исправлением, чем откатом
+criterion-update_existing_forbidden = ни одного отката из-за ERR_V2_UPDATE_EXISTING_FORBIDDEN
