@@ -220,7 +220,7 @@ export function App() {
             }}
             disabled={busy}
           >
-            Change project
+            {tr('header.change')}
           </button>
         )}
         <button onClick={cycleTheme} aria-label={`Theme: ${settings.theme}. Switch theme`} title="Switch theme (system → dark → light)">

@@ -93,6 +93,7 @@ confirm-apply-deleting = Apply these changes, deleting { $paths }?
 confirm-apply-with-deletions = Apply these changes (including deletions)?
 confirm-apply-one = Apply this change?
 confirm-apply-one-deleting = Apply this change, deleting { $paths }?
+confirm-run-command = Run `{ $command }` in { $root }?
 not-applied-saved = not applied; the plan and this preview stay saved (`papayu apply` shows it again, without asking the model while the files are unchanged)
 not-applied = not applied; nothing was written
 applied-tx = Applied (transaction { $tx }). `papayu undo` reverts it.
@@ -116,6 +117,8 @@ undone = undone (as transaction { $tx }; `papayu redo` re-applies)
 redone = redone (as transaction { $tx })
 history-stack-undo = undo stack ({ $count }):
 history-stack-redo = redo stack ({ $count }):
+recover-nothing = nothing to recover
+recover-done = rolled back { $rolled_back } unfinished transaction(s), discarded { $discarded } incomplete journal(s)
 history-entry = {"  "}{ $tx } { $kind } { $count } path(s): { $actions }
 
 ## Progress

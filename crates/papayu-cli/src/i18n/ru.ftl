@@ -103,6 +103,7 @@ confirm-apply-deleting = Применить эти изменения, удал�
 confirm-apply-with-deletions = Применить эти изменения (включая удаления)?
 confirm-apply-one = Применить это изменение?
 confirm-apply-one-deleting = Применить это изменение, удалив { $paths }?
+confirm-run-command = Выполнить `{ $command }` в { $root }?
 not-applied-saved = не применено; план и этот предпросмотр сохранены (`papayu apply` покажет его снова, не спрашивая модель, пока файлы не изменились)
 not-applied = не применено; ничего не записано
 applied-tx = Применено (транзакция { $tx }). `papayu undo` отменит.
@@ -130,6 +131,8 @@ undone = отменено (транзакцией { $tx }; `papayu redo` вер�
 redone = повторено (транзакцией { $tx })
 history-stack-undo = стек отмены ({ $count }):
 history-stack-redo = стек повтора ({ $count }):
+recover-nothing = восстанавливать нечего
+recover-done = откачено незавершённых транзакций: { $rolled_back }, отброшено неполных журналов: { $discarded }
 history-entry = {"  "}{ $tx } { $kind } { $count ->
         [one] { $count } путь
         [few] { $count } пути
