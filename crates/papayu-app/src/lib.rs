@@ -161,7 +161,8 @@ impl App {
         if slot.as_ref().is_none_or(|(g, _)| *g != generation) {
             let o = &self.inner.options;
             let settings = self.inner.store.settings()?;
-            let config = settings.agent_config(&o.env, o.key_lookup.as_ref())?;
+            let mut config = settings.agent_config(&o.env, o.key_lookup.as_ref())?;
+            config.original_user_prefs = o.original_user_prefs.clone();
             let provider = match (o.provider_factory)(&config) {
                 Ok(p) => p,
                 Err(e) => Arc::new(Unconfigured(e.message)) as Arc<dyn Provider>,

@@ -95,3 +95,62 @@ async fn the_report_carries_the_verdict_and_asks_for_proposals_only_when_told() 
     assert_eq!(p.proposals.proposals[0].title, "raise the file budget");
     assert_eq!(model.calls().await, 1);
 }
+
+/// Seed 000's original app's preferences fill what papayu's own leave unset (DECISIONS D42):
+/// the value reaches the model's prompt, and the file is never written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_original_apps_preferences_reach_the_prompt() {
+    let model = Model::start(&[plan_answer("1) nothing")]).await;
+    let data = tempfile::tempdir().unwrap();
+    let original = Utf8Path::from_path(data.path())
+        .unwrap()
+        .join("papa-yu/preferences.json");
+    std::fs::create_dir_all(original.parent().unwrap()).unwrap();
+    let text = r#"{"default_language":"kotlin-from-papa-yu","theme":"dark"}"#;
+    std::fs::write(&original, text).unwrap();
+
+    let f = Fixture::new(&[("src/lib.rs", LIB_RS)], Some(&model), &[]).await;
+    let config = Utf8Path::from_path(f.dir.path()).unwrap().join("config");
+    let mut env = std::collections::BTreeMap::new();
+    env.insert("PAPAYU_LLM_API_URL".to_owned(), model.url());
+    env.insert("PAPAYU_LLM_MODEL".to_owned(), "scripted".to_owned());
+    let app = App::new(
+        AppOptions::new(config, Transport::Http)
+            .env(env)
+            .original_user_prefs(original.clone()),
+    );
+    app.open_project(OpenProjectArgs {
+        path: f.project.clone(),
+    })
+    .await
+    .unwrap();
+    let job = app
+        .start_plan(PlanArgs {
+            project: f.project.clone(),
+            goal: "anything".into(),
+        })
+        .await
+        .unwrap();
+    for _ in 0..400 {
+        let s = app
+            .job_status(JobStatusArgs {
+                job_id: job.job_id.clone(),
+                since: 0,
+            })
+            .await
+            .unwrap();
+        if s.state != JobState::Running {
+            assert_eq!(s.state, JobState::Done, "{:?}", s.error);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    let requests = model.server.received_requests().await.unwrap();
+    let body = String::from_utf8_lossy(&requests[0].body).into_owned();
+    assert!(body.contains("kotlin-from-papa-yu"), "{body}");
+    assert_eq!(
+        std::fs::read_to_string(&original).unwrap(),
+        text,
+        "never written"
+    );
+}

@@ -58,6 +58,9 @@ fn app_options(global: &Global) -> Result<AppOptions> {
     if let Some(home) = std::env::var_os("HOME").and_then(|h| h.into_string().ok()) {
         options = options.home_dir(home);
     }
+    if let Some(original) = crate::cmd::memory::original_user_prefs() {
+        options = options.original_user_prefs(original);
+    }
     Ok(options)
 }
 
