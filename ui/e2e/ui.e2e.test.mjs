@@ -546,6 +546,49 @@ describe('UI polish at 1400×900 and 420 px, light and dark', () => {
     await page.getByTestId('plan').getByText('the retried plan').waitFor();
     assert.deepEqual(page.errors, []);
   });
+  test('Report: the graduation verdict with its numbers, and the model\'s proposals when asked', async () => {
+    const { page } = await session('rust-lib');
+    await page.getByRole('tab', { name: 'Report' }).click();
+    const g = page.getByTestId('graduation');
+    await g.waitFor();
+    assert.equal(await g.getAttribute('data-verdict'), 'not_enough_data');
+    assert.match(await g.innerText(), /No verdict yet: fewer APPLY calls than the window/);
+    assert.ok((await g.locator('tbody tr').count()) >= 2, 'one row per criterion');
+    assert.match(await g.locator('tr[data-criterion]').first().innerText(), /100/);
+    model.script([
+      { summary: 'a quiet week', proposals: [{ kind: 'limit_tuning', title: 'raise the file budget', rationale: '12 files dropped', expected_impact: 'fewer context rounds' }] },
+    ]);
+    await page.getByRole('button', { name: 'Ask the model for proposals' }).click();
+    const p = page.getByTestId('proposals');
+    await p.getByText('raise the file budget').waitFor();
+    assert.match(await p.innerText(), /why: 12 files dropped/);
+    assert.match(await p.innerText(), /expect: fewer context rounds/);
+    assert.equal(model.requests.length, 1, 'one model call, only when asked');
+    await page.screenshot({ path: join(RESULTS, 'report-verdict.png'), fullPage: true });
+    assert.deepEqual(page.errors, []);
+  });
+
+  test('PAPAYU_LANG=ru: the labels are Russian (the same setting as the CLI)', async () => {
+    const project = tempProject('rust-lib');
+    const server = await startServer(model, project.base, { PAPAYU_LANG: 'ru' }, { project: project.root });
+    servers.push(server);
+    const page = await newPage(browser);
+    await page.goto(server.url);
+    await page.getByRole('tab', { name: 'Чат' }).waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'ru');
+    for (const name of ['История', 'Трассы', 'Отчёт', 'Настройки']) await page.getByRole('tab', { name }).waitFor();
+    await page.getByRole('tab', { name: 'Отчёт' }).click();
+    await page.getByRole('heading', { name: 'Отчёт' }).waitFor();
+    const g = page.getByTestId('graduation');
+    await g.waitFor();
+    assert.match(await g.innerText(), /Вердикта пока нет/);
+    assert.match(await g.innerText(), /полное окно из 100 вызовов APPLY/);
+    await page.getByRole('button', { name: 'Спросить модель о предложениях' }).waitFor();
+    await page.screenshot({ path: join(RESULTS, 'report-ru.png'), fullPage: true });
+    await page.getByRole('tab', { name: 'История' }).click();
+    await page.getByRole('heading', { name: 'История' }).waitFor();
+    assert.deepEqual(page.errors, []);
+  });
 });
 
 /** A SearXNG instance on 127.0.0.1 (JSON format on) answering every search with `results`. */

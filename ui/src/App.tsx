@@ -4,6 +4,7 @@ import { chatReducer, initialChat } from './state/chat';
 import { checkOutputs, progressFraction, progressText, runJob, type JobHandle, type JobState } from './state/job';
 import { DEFAULT_SETTINGS } from './state/settings';
 import { call, toApiError, transport, type ApiError } from './transport';
+import { maybe, t as tr } from './i18n';
 import type { AppInfo, History, ProjectView, Settings } from './types';
 import { Chat, CHAT_HELP } from './views/Chat';
 import { HistoryView } from './views/History';
@@ -62,7 +63,7 @@ function Help({ open, onClose }: { open: boolean; onClose: () => void }) {
   }, [open]);
   return (
     <dialog ref={ref} className="help" onClose={onClose} aria-labelledby="help-h">
-      <h2 id="help-h">Keyboard</h2>
+      <h2 id="help-h">{tr('help.title')}</h2>
       <table className="list">
         <tbody>
           <tr><td><kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd></td><td>send the message</td></tr>
@@ -74,7 +75,9 @@ function Help({ open, onClose }: { open: boolean; onClose: () => void }) {
         </tbody>
       </table>
       <p>{CHAT_HELP}</p>
-      <button onClick={onClose} autoFocus>Close</button>
+      <button onClick={onClose} autoFocus>
+        {tr('help.close')}
+      </button>
     </dialog>
   );
 }
@@ -218,7 +221,7 @@ export function App() {
             }}
             disabled={busy}
           >
-            Change project
+            {tr('header.change')}
           </button>
         )}
         <button onClick={cycleTheme} aria-label={`Theme: ${settings.theme}. Switch theme`} title="Switch theme (system → dark → light)">
@@ -245,7 +248,7 @@ export function App() {
               onKeyDown={(e) => onTabKey(e, i)}
               aria-keyshortcuts={`Alt+${i + 1}`}
             >
-              {TAB_LABEL[t]}
+              {maybe(`tab.${t}`) ?? TAB_LABEL[t]}
             </button>
           ))}
         </nav>

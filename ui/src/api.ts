@@ -18,7 +18,8 @@ export const api = {
   history: (project: string) => call<History>('history', { project }),
   traces: (project: string) => call<TraceSummary[]>('traces', { project }),
   trace: (project: string, trace_id: string) => call<Record<string, unknown>>('trace', { project, trace_id }),
-  report: (project: string, since?: string) => call<ReportView>('report', since ? { project, since } : { project }),
+  report: (project: string, since?: string, proposals = false) =>
+    call<ReportView>('report', { project, ...(since ? { since } : {}), ...(proposals ? { proposals } : {}) }),
   trends: (topic?: string) => call<Trends>('trends', topic ? { topic } : {}),
   /** Open a link in the system browser (the app's window never navigates away). */
   openUrl: (url: string) => call<{ url: string }>('open_url', { url }),

@@ -1,6 +1,8 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
+import { api } from './api';
+import { setLang } from './i18n';
 import './styles.css';
 
 async function start() {
@@ -13,6 +15,9 @@ async function start() {
   // Pick the transport now: the HTTP one moves #token= out of the address bar at once.
   const { transport } = await import('./transport');
   transport();
+  // The language papayu chose (PAPAYU_LANG, else the locale), else the browser's.
+  const chosen = await api.appInfo().then((info) => info.lang ?? null, () => null);
+  setLang(chosen, navigator.language);
   createRoot(document.getElementById('root')!).render(
     <StrictMode>
       <App />

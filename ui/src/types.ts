@@ -185,6 +185,10 @@ export interface SavedPlan {
   protocol: number;
   summary: string | null;
   created_unix_ms: number;
+  /** The prompt family it was made with. */
+  llm_mode?: string;
+  /** Files it was based on that changed since: a stale plan is never applied as it is. */
+  changed_files?: string[];
 }
 
 export interface ProjectView {
@@ -230,6 +234,8 @@ export interface AppInfo {
   project: string | null;
   /** Online research (the Trends tab), as the environment configures it. */
   research: { on: boolean; backend: string | null; problem: string | null };
+  /** The language papayu chose for people (`en`, `ru`), or null: the browser's. */
+  lang?: string | null;
 }
 
 export interface TraceSummary {
@@ -264,6 +270,42 @@ export interface Report {
   context_avg_chars: number | null;
   context_p95_chars: number | null;
   cache_hit_rate: number | null;
+  graduation: Graduation;
+}
+
+/** One of seed 001's criteria for dropping the v1 fallback, with the value it was judged on. */
+export interface Criterion {
+  id: string;
+  required: string;
+  actual: string;
+  met: boolean;
+}
+
+export interface Graduation {
+  verdict: 'graduate' | 'keep_fallback' | 'not_enough_data';
+  window: number;
+  apply_calls: number;
+  fallback_count: number;
+  non_utf8_fallbacks: number;
+  fallback_rate_excluding_non_utf8: number | null;
+  patch_apply_failed: number;
+  patch_apply_failed_repaired: number;
+  patch_apply_failed_fallbacks: number;
+  update_existing_forbidden_fallbacks: number;
+  criteria: Criterion[];
+}
+
+export interface Proposal {
+  kind: string;
+  title: string;
+  rationale: string;
+  expected_impact?: string;
+}
+
+export interface ProposalsOutcome {
+  proposals: { summary: string; proposals: Proposal[] };
+  repaired: boolean;
+  model: string;
 }
 
 export interface TimelineDay {
@@ -277,6 +319,8 @@ export interface TimelineDay {
 export interface ReportView {
   report: Report;
   timeline: TimelineDay[];
+  /** The model's weekly proposals, when asked for. */
+  proposals?: ProposalsOutcome;
 }
 
 export interface JobStatus {

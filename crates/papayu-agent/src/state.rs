@@ -41,6 +41,17 @@ impl SavedPlan {
         ProtocolVersion::from_number(self.protocol).unwrap_or_default()
     }
 
+    /// The files the plan was based on whose content changed since (or that are gone), in path
+    /// order: a plan with any is stale, and its answer would be judged against files it never
+    /// saw.
+    pub fn changed_files(&self, root: &Utf8Path) -> Vec<String> {
+        self.sent_files
+            .iter()
+            .filter(|(path, sha)| content_sha(root, path).as_deref() != Some(sha.as_str()))
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+
     /// The text of the plan the APPLY request quotes: summary then steps.
     pub fn plan_text(&self) -> String {
         let mut s = self.response.summary.clone().unwrap_or_default();
@@ -82,8 +93,14 @@ pub fn content_sha(root: &Utf8Path, path: &str) -> Option<String> {
         .map(|bytes| papayu_protocol::sha256_hex(&bytes))
 }
 
+/// The state file's format version: written into every file, so a later format can tell an
+/// older one.
+const STATE_VERSION: u32 = 1;
+
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct StateFile {
+    #[serde(default)]
+    version: u32,
     #[serde(default)]
     saved_plan: Option<SavedPlan>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,7 +136,7 @@ pub fn store_saved_plan(root: &Utf8Path, plan: Option<&SavedPlan>) -> Result<(),
     let mut state = read_state(root)?;
     state.saved_plan = plan.cloned();
     state.previewed = None;
-    write_state(root, &state)
+    write_state(root, state)
 }
 
 /// The answer last previewed for the saved plan, if any.
@@ -131,11 +148,12 @@ pub fn load_previewed(root: &Utf8Path) -> Result<Option<PreviewedAnswer>, AgentE
 pub fn store_previewed(root: &Utf8Path, answer: PreviewedAnswer) -> Result<(), AgentError> {
     let mut state = read_state(root)?;
     state.previewed = Some(answer);
-    write_state(root, &state)
+    write_state(root, state)
 }
 
-fn write_state(root: &Utf8Path, state: &StateFile) -> Result<(), AgentError> {
-    let bytes = serde_json::to_vec_pretty(state).map_err(|e| AgentError::State {
+fn write_state(root: &Utf8Path, mut state: StateFile) -> Result<(), AgentError> {
+    state.version = STATE_VERSION;
+    let bytes = serde_json::to_vec_pretty(&state).map_err(|e| AgentError::State {
         path: state_path(root),
         message: e.to_string(),
     })?;

@@ -1,6 +1,6 @@
 //! The arguments and results of the commands (`docs/UI-API.md`), as the UI sends and reads them.
 
-use papayu_agent::report::{DayBucket, Report};
+use papayu_agent::report::{DayBucket, ProposalsOutcome, Report};
 use papayu_agent::{ApplyPreview, ContextReport, ModeDecision, PlanOutcome};
 use papayu_patch::History;
 use serde::{Deserialize, Serialize};
@@ -39,6 +39,9 @@ pub struct AppInfo {
     /// Whether online research (the Trends tab, `web_search`) is usable, as the environment
     /// configures it.
     pub research: ResearchStatus,
+    /// The language the frontend chose for people (`en`, `ru`: `PAPAYU_LANG`, else the
+    /// locale); `None` leaves it to the UI (the browser's language).
+    pub lang: Option<String>,
 }
 
 /// Online research as the environment configures it (Settings shows it; the Trends tab needs
@@ -123,6 +126,10 @@ pub struct SavedPlanView {
     pub summary: Option<String>,
     /// When it was saved.
     pub created_unix_ms: u64,
+    /// The prompt family it was made with (its mode).
+    pub llm_mode: String,
+    /// Files it was based on that changed since: a stale plan is shown as such, never applied.
+    pub changed_files: Vec<String>,
 }
 
 /// `open_project` result.
@@ -311,6 +318,9 @@ pub struct ReportArgs {
     /// Only traces newer than this (`30m`, `12h`, `7d`, `2w`).
     #[serde(default)]
     pub since: Option<String>,
+    /// Also ask the configured model for the weekly proposals (a model call).
+    #[serde(default)]
+    pub proposals: bool,
 }
 
 /// `report` result.
@@ -320,6 +330,9 @@ pub struct ReportView {
     pub report: Report,
     /// The same per UTC day, for the chart.
     pub timeline: Vec<DayBucket>,
+    /// The model's weekly proposals, when asked for (`proposals: true`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proposals: Option<ProposalsOutcome>,
 }
 
 /// A PLAN outcome with the context it was made from.

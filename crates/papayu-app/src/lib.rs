@@ -20,7 +20,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use papayu_agent::layered::Layers;
-use papayu_agent::report::{parse_since, report, timeline};
+use papayu_agent::report::{parse_since, report, request_weekly_proposals, timeline};
 use papayu_agent::trace::{load_traces, show_trace};
 use papayu_agent::{Agent, AgentConfig, ApplyPreview, ChatTurn, Progress};
 use papayu_llm::Provider;
@@ -185,7 +185,8 @@ impl App {
         let generation = self.inner.generation.load(Ordering::SeqCst);
         if slot.as_ref().is_none_or(|(g, _)| *g != generation) {
             let o = &self.inner.options;
-            let config = self.agent_config(Some(&p.root), None)?;
+            let mut config = self.agent_config(Some(&p.root), None)?;
+            config.original_user_prefs = o.original_user_prefs.clone();
             let provider = match (o.provider_factory)(&config) {
                 Ok(p) => p,
                 Err(e) => Arc::new(Unconfigured(e.message)) as Arc<dyn Provider>,
@@ -253,6 +254,7 @@ impl App {
             },
             project: self.inner.options.project.as_ref().map(ToString::to_string),
             research: self.research_status(),
+            lang: self.inner.options.lang.clone(),
         })
     }
 
@@ -316,6 +318,8 @@ impl App {
         let patch = papayu_patch::Project::open(root.as_std_path())?;
         let history = patch.history()?;
         let saved_plan = papayu_agent::load_saved_plan(&root)?.map(|s| SavedPlanView {
+            changed_files: s.changed_files(&root),
+            llm_mode: s.llm_mode.clone(),
             goal: s.goal,
             trace_id: s.trace_id,
             protocol: s.protocol,
@@ -583,9 +587,19 @@ impl App {
         let r = report(&p.root, since, now)?;
         let (traces, _) = load_traces(&p.root)?;
         let records: Vec<_> = traces.into_iter().map(|(_, t)| t).collect();
+        let proposals = if args.proposals {
+            let o = &self.inner.options;
+            let settings = self.inner.store.settings()?;
+            let config = settings.agent_config(&o.env, o.key_lookup.as_ref())?;
+            let provider = (o.provider_factory)(&config)?;
+            Some(request_weekly_proposals(provider.as_ref(), &r).await?)
+        } else {
+            None
+        };
         Ok(ReportView {
-            report: r,
             timeline: timeline(&records, since, now),
+            report: r,
+            proposals,
         })
     }
 }

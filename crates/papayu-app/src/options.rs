@@ -29,6 +29,8 @@ pub struct AppOptions {
     pub(crate) home_dir: Option<Utf8PathBuf>,
     pub(crate) cache_dir: Option<Utf8PathBuf>,
     pub(crate) project: Option<Utf8PathBuf>,
+    pub(crate) lang: Option<String>,
+    pub(crate) original_user_prefs: Option<Utf8PathBuf>,
     pub(crate) provider_factory: ProviderFactory,
 }
 
@@ -41,6 +43,8 @@ impl std::fmt::Debug for AppOptions {
             .field("home_dir", &self.home_dir)
             .field("cache_dir", &self.cache_dir)
             .field("project", &self.project)
+            .field("lang", &self.lang)
+            .field("original_user_prefs", &self.original_user_prefs)
             .finish_non_exhaustive()
     }
 }
@@ -57,6 +61,8 @@ impl AppOptions {
             home_dir: None,
             cache_dir: None,
             project: None,
+            lang: None,
+            original_user_prefs: None,
             provider_factory: Arc::new(|c| build_provider(c).map_err(ApiError::from)),
         }
     }
@@ -93,6 +99,20 @@ impl AppOptions {
     /// it first).
     pub fn project(mut self, root: impl Into<Utf8PathBuf>) -> Self {
         self.project = Some(root.into());
+        self
+    }
+
+    /// The language the frontend chose for people (`app_info` hands it to the UI).
+    pub fn lang(mut self, tag: impl Into<String>) -> Self {
+        self.lang = Some(tag.into());
+        self
+    }
+
+    /// The original papa-yu app's user preferences file (seed 000:
+    /// `<data dir>/papa-yu/preferences.json`, DECISIONS D42): read, never written, for what
+    /// papayu's own preferences leave unset. The frontend computes the path.
+    pub fn original_user_prefs(mut self, path: impl Into<Utf8PathBuf>) -> Self {
+        self.original_user_prefs = Some(path.into());
         self
     }
 

@@ -1,5 +1,5 @@
 //! Exit codes and error reporting: the one map from a stable error code to an exit code.
-//! A leaf: it imports nothing from the rest of the binary.
+//! A leaf: it imports nothing from the rest of the binary but the message catalogue.
 
 use std::process::ExitCode;
 
@@ -139,14 +139,10 @@ coded!(
     papayu_llm::LlmError
 );
 
-/// `message` with `code` in front, once: a message that already starts with its code (some
-/// errors still carry it) is left as it is.
+/// `message` with `code` in front, once (a message that already starts with its code, as some
+/// errors still do, keeps just that one), for people: in Russian with what the code means.
 pub fn with_code(code: ErrorCode, message: &str) -> String {
-    if message.starts_with(code.as_str()) {
-        message.to_owned()
-    } else {
-        format!("{code}: {message}")
-    }
+    crate::i18n::coded(code, message)
 }
 
 /// The library error `err` carries, as its code and whether its own message already shows it.
@@ -206,10 +202,13 @@ pub fn finish(result: anyhow::Result<Exit>, json: Option<fn(&serde_json::Value)>
                     &serde_json::json!({ "ok": false, "code": code, "error": format!("{err:#}") }),
                 );
             } else {
+                let word = crate::tr!("error-word");
                 match coded {
                     // The code once, in front, however deep in the context chain the error is.
-                    Some((code, false)) => eprintln!("papayu: error: {code}: {err:#}"),
-                    _ => eprintln!("papayu: error: {err:#}"),
+                    Some((code, _)) => {
+                        eprintln!("papayu: {word}: {}", with_code(code, &format!("{err:#}")));
+                    }
+                    None => eprintln!("papayu: {word}: {err:#}"),
                 }
             }
             exit.into()

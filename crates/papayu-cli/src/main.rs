@@ -10,6 +10,7 @@ mod events;
 mod exit;
 mod global;
 mod help;
+mod i18n;
 mod json;
 mod layers;
 mod term;
@@ -122,6 +123,7 @@ fn main() -> ExitCode {
         Err(e) => return usage(&e, &args),
     };
     term::init(cli.term.color);
+    i18n::init(language());
     if cli.command.json_stream() {
         // A stream is machine output: every `--json` path applies, its document becomes the
         // `result` event.
@@ -169,6 +171,15 @@ fn main() -> ExitCode {
         Command::Batch(args) => cmd::batch::run(args, &cli.global),
     };
     exit::finish(result, cli.global.json.then_some(json::print as fn(&_)))
+}
+
+/// The language of the human output (`PAPAYU_LANG`, else the locale), read once here.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "frontends read the environment once (SPEC §12)"
+)]
+fn language() -> i18n::Lang {
+    i18n::Lang::choose(|name| std::env::var(name).ok())
 }
 
 /// clap's answer to a command line it could not use (or to `--help`, `--version`): as clap

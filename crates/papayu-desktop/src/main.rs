@@ -63,6 +63,20 @@ fn options() -> AppOptions {
         .env(env)
         .key_lookup(|name| std::env::var(name).ok())
         .cache_dir(cache);
+    // The UI's language: the first of the variables the CLI reads (DECISIONS D48); the UI
+    // turns the tag (`ru_RU.UTF-8`, `C`…) into a language it speaks.
+    if let Some(tag) = ["PAPAYU_LANG", "LC_ALL", "LC_MESSAGES", "LANG"]
+        .into_iter()
+        .find_map(var)
+    {
+        o = o.lang(tag);
+    }
+    // Seed 000's original app's preferences (DECISIONS D42), as `papayu` finds them.
+    if let Some(data) =
+        var("XDG_DATA_HOME").or_else(|| (!home.is_empty()).then(|| format!("{home}/.local/share")))
+    {
+        o = o.original_user_prefs(format!("{data}/papa-yu/preferences.json"));
+    }
     if !home.is_empty() {
         o = o.home_dir(home);
     }

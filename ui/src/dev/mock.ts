@@ -111,7 +111,15 @@ export function mockTransport(): Transport {
     traces: () => [{ trace_id: '0190-mock-plan', created_unix_ms: Date.now(), mode: 'PLAN', protocol: 2, outcome: 'ok', error_code: null, provider: 'openai-compatible', model: 'mock', repaired: false, fallback: false }],
     trace: (a) => ({ trace_id: a.trace_id, event: 'LLM_RESPONSE_OK', mode: 'PLAN', goal: 'make it 42', provider: 'openai-compatible', model: 'mock', schema_version: 2 }),
     report: (): ReportView => ({
-      report: { trace_count: 42, unreadable_traces: 0, since_secs: 2592000, plan_count: 20, apply_count: 22, applied_count: 18, fallback_count: 3, fallback_rate: 3 / 22, fallback_rate_excluding_non_utf8: 2 / 21, fallback_reasons: { ERR_PATCH_APPLY_FAILED: 2, ERR_NON_UTF8_FILE: 1 }, repair_count: 6, repair_success_count: 4, repair_success_rate: 4 / 6, error_codes: { ERR_CHECK_FAILED: 2, ERR_JSON_PARSE: 2 }, violation_codes: { ERR_UPDATE_WITHOUT_BASE: 3, ERR_INVALID_PATH: 1 }, context_avg_chars: 8400, context_p95_chars: 21000, cache_hit_rate: 0.4 },
+      report: { trace_count: 42, unreadable_traces: 0, since_secs: 2592000, plan_count: 20, apply_count: 22, applied_count: 18, fallback_count: 3, fallback_rate: 3 / 22, fallback_rate_excluding_non_utf8: 2 / 21, fallback_reasons: { ERR_PATCH_APPLY_FAILED: 2, ERR_NON_UTF8_FILE: 1 }, repair_count: 6, repair_success_count: 4, repair_success_rate: 4 / 6, error_codes: { ERR_CHECK_FAILED: 2, ERR_JSON_PARSE: 2 }, violation_codes: { ERR_UPDATE_WITHOUT_BASE: 3, ERR_INVALID_PATH: 1 }, context_avg_chars: 8400, context_p95_chars: 21000, cache_hit_rate: 0.4,
+        graduation: {
+          verdict: 'not_enough_data', window: 100, apply_calls: 22, fallback_count: 3, non_utf8_fallbacks: 1, fallback_rate_excluding_non_utf8: 2 / 21,
+          patch_apply_failed: 2, patch_apply_failed_repaired: 1, patch_apply_failed_fallbacks: 1, update_existing_forbidden_fallbacks: 0,
+          criteria: [
+            { id: 'window', required: 'a full window of 100 APPLY calls', actual: '22 APPLY calls', met: false },
+            { id: 'fallback_rate_excluding_non_utf8', required: 'fallback rate excluding non-UTF-8 < 1%', actual: '9.5% (2 of 21)', met: false },
+          ],
+        } },
       timeline: Array.from({ length: 10 }, (_, i) => ({ day: day(i), calls: 4, fallback_rate: i % 4 === 3 ? null : [0, 0.25, 0.1, 0, 0.5, 0, 0.2, 0, 0.1, 0][i], repair_success_rate: i % 3 === 0 ? null : [1, 0.5, 0.66, 1, 0.5, 1, 1, 0.75, 1, 0.5][i], error_codes: (i % 2 ? { ERR_CHECK_FAILED: 1, ERR_JSON_PARSE: i % 3 } : { ERR_BASE_MISMATCH: 1 }) as Record<string, number> })).filter((_, i) => i !== 5),
     }),
     trends: (a) => ({

@@ -4,6 +4,7 @@ import { canSend, classifyInput, describeDecision, type ChatEvent, type ChatMess
 import type { ApplyRequest } from '../state/selection';
 import { toApiError } from '../transport';
 import type { ApplyOutcome, ChatTurnView, PreviewView, ProviderStatus, SavedPlan } from '../types';
+import { t } from '../i18n';
 import { ErrorBox, fmtTime, PlanDetails } from './common';
 import { PreviewPanel } from './Preview';
 
@@ -276,7 +277,7 @@ export function Chat({
   const lastSent = [...chat.messages].reverse().find((m) => m.role === 'user');
   const retry = lastSent?.role === 'user' && !busy && canSend(chat) ? () => void send(lastSent.text) : undefined;
 
-  const sendLabel = input.kind === 'command' ? `Run “${input.name}”` : input.kind === 'message' && input.appliesSavedPlan ? 'Apply saved plan' : 'Send';
+  const sendLabel = input.kind === 'command' ? `Run “${input.name}”` : input.kind === 'message' && input.appliesSavedPlan ? t('chat.apply.saved') : t('chat.send');
 
   return (
     <div className="chat">
@@ -286,8 +287,21 @@ export function Chat({
           {chat.savedPlan && (
             <div data-testid="saved-plan">
               <p>
-                A plan is saved for this project{saved ? <> (goal “{saved.goal}”, {fmtTime(saved.created_unix_ms)})</> : null}: say “ok” to apply it.
+                {t('chat.saved')}
+                {saved ? (
+                  <>
+                    {' '}
+                    ({t('chat.saved.goal')} “{saved.goal}”, {fmtTime(saved.created_unix_ms)}
+                    {saved.llm_mode ? <>, {t('chat.saved.mode', { mode: saved.llm_mode })}</> : null})
+                  </>
+                ) : null}
+                : {t('chat.saved.ok')}
               </p>
+              {!!saved?.changed_files?.length && (
+                <p className="del" data-testid="saved-plan-stale">
+                  {t('chat.saved.stale', { files: saved.changed_files.join(', ') })}
+                </p>
+              )}
               {saved?.summary && <pre>{saved.summary}</pre>}
             </div>
           )}

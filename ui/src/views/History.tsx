@@ -3,6 +3,7 @@ import { api } from '../api';
 import { toApiError, type ApiError } from '../transport';
 import type { History, HistoryEntry } from '../types';
 import { ErrorBox, fmtTime } from './common';
+import { t } from '../i18n';
 
 function Entries({ entries, label }: { entries: HistoryEntry[]; label: string }) {
   if (!entries.length) return <p className="muted">empty</p>;
@@ -50,7 +51,7 @@ export function HistoryView({ project, history, onChanged, busy }: { project: st
   const conflict = err && (err.error.code === 'ERR_UNDO_CONFLICT' || /conflict|changed since/i.test(err.error.message));
   return (
     <section className="panel" aria-labelledby="hist-h">
-      <h2 id="hist-h">History</h2>
+      <h2 id="hist-h">{t('history.title')}</h2>
       <div className="row" style={{ marginBottom: 8 }}>
         <button className="primary" onClick={() => void step('undo', false)} disabled={busy || !history?.undo.length}>
           Undo
@@ -71,9 +72,9 @@ export function HistoryView({ project, history, onChanged, busy }: { project: st
           )}
         </ErrorBox>
       )}
-      <h3>Undo stack (most recent first)</h3>
+      <h3>{t('history.undo')}</h3>
       <Entries entries={history?.undo ?? []} label="Undo stack" />
-      <h3 style={{ marginTop: 12 }}>Redo stack</h3>
+      <h3 style={{ marginTop: 12 }}>{t('history.redo')}</h3>
       <Entries entries={history?.redo ?? []} label="Redo stack" />
     </section>
   );

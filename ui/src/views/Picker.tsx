@@ -3,6 +3,7 @@ import { api } from '../api';
 import { toApiError, type ApiError } from '../transport';
 import type { DirListing, RecentProject } from '../types';
 import { ErrorBox, fmtTime } from './common';
+import { t } from '../i18n';
 
 /** `start`: the folder to browse first (the project just left), else the backend's home. */
 export function ProjectPicker({ onOpen, error, start }: { onOpen: (path: string) => void; error: ApiError | null; start?: string }) {
@@ -28,7 +29,7 @@ export function ProjectPicker({ onOpen, error, start }: { onOpen: (path: string)
   return (
     <div className="grid2">
       <section className="panel" aria-labelledby="open-h">
-        <h2 id="open-h">Open a project</h2>
+        <h2 id="open-h">{t('picker.open')}</h2>
         <form
           className="row"
           onSubmit={(e) => {
@@ -36,7 +37,7 @@ export function ProjectPicker({ onOpen, error, start }: { onOpen: (path: string)
             if (path.trim()) onOpen(path.trim());
           }}
         >
-          <label htmlFor="project-path">Folder</label>
+          <label htmlFor="project-path">{t('picker.folder')}</label>
           <input id="project-path" style={{ flex: 1, minWidth: 220 }} value={path} onChange={(e) => setPath(e.target.value)} placeholder="/path/to/project" />
           <button type="submit" className="primary" disabled={!path.trim()}>
             Open
@@ -44,7 +45,7 @@ export function ProjectPicker({ onOpen, error, start }: { onOpen: (path: string)
         </form>
         {error && <ErrorBox error={error} title="Cannot open the project" />}
         {err && <ErrorBox error={err} />}
-        <h3 style={{ marginTop: 14 }}>Recent projects</h3>
+        <h3 style={{ marginTop: 14 }}>{t('picker.recent')}</h3>
         {recent === null ? (
           <p className="muted">Loading…</p>
         ) : recent.length === 0 ? (
@@ -62,7 +63,7 @@ export function ProjectPicker({ onOpen, error, start }: { onOpen: (path: string)
         )}
       </section>
       <section className="panel" aria-labelledby="browse-h">
-        <h2 id="browse-h">Browse</h2>
+        <h2 id="browse-h">{t('picker.browse')}</h2>
         {dir && (
           <>
             <div className="row" style={{ marginBottom: 6 }}>

@@ -3,6 +3,7 @@ import { diffStat, parseDiff } from '../state/diff';
 import { applyRequest, confirmDeletes, initialSelection, setAll, toggle, type ApplyRequest, type Selection } from '../state/selection';
 import type { FileDiff, PreviewView } from '../types';
 import { MemoryNote, Md } from './common';
+import { t } from '../i18n';
 
 const FIRST_LINES = 300;
 const AUTO_EXPAND = 3;
@@ -148,7 +149,7 @@ export function PreviewPanel({
   ).filter(([, n]) => n > 0);
   return (
     <section className="panel preview" aria-label="Preview" data-testid="preview">
-      <h2>Preview — nothing is written until you apply</h2>
+      <h2>{t('preview.title')}</h2>
       {preview.summary && (
         <p style={{ whiteSpace: 'pre-wrap' }}>
           <Md text={preview.summary} />

@@ -2,7 +2,8 @@ import { useEffect, useMemo, useState } from 'react';
 import { api } from '../api';
 import { chartGeometry, DEFAULT_BOX } from '../state/chart';
 import { toApiError, type ApiError } from '../transport';
-import type { ReportView, TimelineDay } from '../types';
+import { maybe, t, type Key } from '../i18n';
+import type { Graduation, ProposalsOutcome, ReportView, TimelineDay } from '../types';
 import { ErrorBox, pct } from './common';
 
 const colour = (i: number) => `var(--c${i % 8})`;
@@ -110,12 +111,99 @@ function Histogram({ title, data }: { title: string; data: Record<string, number
   );
 }
 
+/** Seed 001's verdict on dropping the v1 fallback, with the numbers behind each criterion. */
+export function GraduationView({ g }: { g: Graduation }) {
+  return (
+    <div className="panel" data-testid="graduation" data-verdict={g.verdict} style={{ marginTop: 12 }}>
+      <h3>{t('report.graduation', { window: g.window })}</h3>
+      <p className={g.verdict === 'graduate' ? 'add' : g.verdict === 'keep_fallback' ? 'del' : 'muted'}>
+        <strong>{t(`report.verdict.${g.verdict}` as Key)}</strong>
+      </p>
+      <p className="muted">
+        {t('report.counts', {
+          calls: g.apply_calls,
+          fallbacks: g.fallback_count,
+          utf8: g.non_utf8_fallbacks,
+          paf: g.patch_apply_failed,
+          repaired: g.patch_apply_failed_repaired,
+          pafFallbacks: g.patch_apply_failed_fallbacks,
+        })}
+      </p>
+      <table className="list">
+        <thead>
+          <tr>
+            <th>{t('report.met')}</th>
+            <th>{t('report.criterion')}</th>
+            <th>{t('report.measured')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {g.criteria.map((c) => (
+            <tr key={c.id} data-criterion={c.id} data-met={c.met}>
+              <td className={c.met ? 'add' : 'del'}>{c.met ? `✓ ${t('report.yes')}` : `✗ ${t('report.no')}`}</td>
+              <td>{maybe(`criterion.${c.id}`) ?? c.required}</td>
+              <td className="mono">{c.actual}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The model's weekly proposals, numbered, each with why and what to expect. */
+export function ProposalsView({ p }: { p: ProposalsOutcome }) {
+  return (
+    <div data-testid="proposals">
+      <p>
+        <span className="muted">
+          {t('report.proposals.by', { model: p.model })} {p.repaired ? t('report.proposals.repaired') : null}
+        </span>
+      </p>
+      <p>{p.proposals.summary}</p>
+      <ol>
+        {p.proposals.proposals.map((x, i) => (
+          <li key={i}>
+            <span className="badge mono">{x.kind}</span> <strong>{x.title}</strong>
+            <div>
+              {t('report.proposals.why')}: {x.rationale}
+            </div>
+            {x.expected_impact && (
+              <div className="muted">
+                {t('report.proposals.expect')}: {x.expected_impact}
+              </div>
+            )}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
 export function ReportPanel({ project }: { project: string }) {
   const [since, setSince] = useState('30d');
   const [data, setData] = useState<ReportView | null>(null);
   const [err, setErr] = useState<ApiError | null>(null);
+  const [proposals, setProposals] = useState<ProposalsOutcome | null>(null);
+  const [asking, setAsking] = useState(false);
+  const [propErr, setPropErr] = useState<ApiError | null>(null);
+  const askProposals = () => {
+    setAsking(true);
+    setPropErr(null);
+    api.report(project, since || undefined, true).then(
+      (d) => {
+        setProposals(d.proposals ?? null);
+        setAsking(false);
+      },
+      (e) => {
+        setPropErr(toApiError(e));
+        setAsking(false);
+      },
+    );
+  };
   useEffect(() => {
     setData(null);
+    setProposals(null);
     api.report(project, since || undefined).then(
       (d) => {
         setData(d);
@@ -128,31 +216,31 @@ export function ReportPanel({ project }: { project: string }) {
   return (
     <section className="panel" aria-labelledby="rep-h">
       <div className="row">
-        <h2 id="rep-h">Report</h2>
+        <h2 id="rep-h">{t('report.title')}</h2>
         <span className="spacer" />
-        <label htmlFor="since">Window</label>
+        <label htmlFor="since">{t('report.window')}</label>
         <select id="since" value={since} onChange={(e) => setSince(e.target.value)}>
-          <option value="1d">1 day</option>
-          <option value="7d">7 days</option>
-          <option value="30d">30 days</option>
-          <option value="">all</option>
+          <option value="1d">{t('report.day1')}</option>
+          <option value="7d">{t('report.day7')}</option>
+          <option value="30d">{t('report.day30')}</option>
+          <option value="">{t('report.all')}</option>
         </select>
       </div>
       {err && <ErrorBox error={err} />}
-      {!data && !err && <p className="muted">Loading…</p>}
+      {!data && !err && <p className="muted">{t('common.loading')}</p>}
       {r && data && (
         <>
           <div className="cards">
             {(
               [
-                ['calls (traces)', String(r.trace_count)],
-                ['plans / applies', `${r.plan_count} / ${r.apply_count}`],
-                ['applied', String(r.applied_count)],
-                ['fallback rate', pct(r.fallback_rate)],
-                ['fallback rate excl. non-UTF-8', pct(r.fallback_rate_excluding_non_utf8)],
-                ['repair success', `${pct(r.repair_success_rate)} (${r.repair_success_count}/${r.repair_count})`],
-                ['context avg / p95 chars', `${r.context_avg_chars === null ? '—' : Math.round(r.context_avg_chars)} / ${r.context_p95_chars ?? '—'}`],
-                ['cache hit rate', pct(r.cache_hit_rate)],
+                [t('report.calls'), String(r.trace_count)],
+                [t('report.plans.applies'), `${r.plan_count} / ${r.apply_count}`],
+                [t('report.applied'), String(r.applied_count)],
+                [t('report.fallback.rate'), pct(r.fallback_rate)],
+                [t('report.fallback.rate.utf8'), pct(r.fallback_rate_excluding_non_utf8)],
+                [t('report.repair.success'), `${pct(r.repair_success_rate)} (${r.repair_success_count}/${r.repair_count})`],
+                [t('report.context'), `${r.context_avg_chars === null ? '—' : Math.round(r.context_avg_chars)} / ${r.context_p95_chars ?? '—'}`],
+                [t('report.cache'), pct(r.cache_hit_rate)],
               ] as const
             ).map(([k, v]) => (
               <div className="card" key={k}>
@@ -161,13 +249,25 @@ export function ReportPanel({ project }: { project: string }) {
               </div>
             ))}
           </div>
-          {data.timeline.length === 0 ? <p className="muted">No traces in this window (traces are written with PAPAYU_TRACE=1).</p> : <Chart timeline={data.timeline} />}
-          <div className="grid2" style={{ marginTop: 12 }}>
-            <Histogram title="Error codes" data={r.error_codes} />
-            <Histogram title="Violation codes (what models get wrong)" data={r.violation_codes} />
-            <Histogram title="Fallback reasons" data={r.fallback_reasons} />
+          {data.timeline.length === 0 ? <p className="muted">{t('report.no.traces')}</p> : <Chart timeline={data.timeline} />}
+          {r.graduation && <GraduationView g={r.graduation} />}
+          <div className="panel" style={{ marginTop: 12 }} aria-labelledby="prop-h">
+            <div className="row">
+              <h3 id="prop-h">{t('report.proposals')}</h3>
+              <span className="spacer" />
+              <button onClick={askProposals} disabled={asking}>
+                {asking ? t('report.proposals.asking') : t('report.proposals.ask')}
+              </button>
+            </div>
+            {propErr && <ErrorBox error={propErr} />}
+            {proposals && <ProposalsView p={proposals} />}
           </div>
-          {r.unreadable_traces > 0 && <p className="muted">{r.unreadable_traces} unreadable trace file(s) skipped.</p>}
+          <div className="grid2" style={{ marginTop: 12 }}>
+            <Histogram title={t('report.error.codes')} data={r.error_codes} />
+            <Histogram title={t('report.violation.codes')} data={r.violation_codes} />
+            <Histogram title={t('report.fallback.reasons')} data={r.fallback_reasons} />
+          </div>
+          {r.unreadable_traces > 0 && <p className="muted">{t('report.unreadable', { count: r.unreadable_traces })}</p>}
         </>
       )}
     </section>

@@ -4,6 +4,7 @@ import { PROVIDERS, toForm, validate, type FieldErrors, type SettingsForm } from
 import { toApiError, type ApiError } from '../transport';
 import type { AppInfo, ConnectionTest, Settings } from '../types';
 import { ErrorBox } from './common';
+import { t } from '../i18n';
 
 export function SettingsView({ settings, info, onSaved }: { settings: Settings; info: AppInfo | null; onSaved: (s: Settings) => void }) {
   const [form, setForm] = useState<SettingsForm>(() => toForm(settings));
@@ -72,7 +73,7 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
   };
   return (
     <section className="panel" aria-labelledby="set-h">
-      <h2 id="set-h">Settings</h2>
+      <h2 id="set-h">{t('settings.title')}</h2>
       <p className="muted">
         Saved to {info ? `${info.config_dir}/papayu/config.toml` : 'your config.toml'}, the file <code>papayu config</code> changes. As in the CLI, the project&apos;s <code>.papa-yu/config.toml</code> and <code>PAPAYU_*</code> environment variables win over these fields; an empty field leaves them (or the default). API keys are never stored: name the environment variable that holds yours.
       </p>

@@ -3,6 +3,7 @@ import { api } from '../api';
 import { toApiError, type ApiError } from '../transport';
 import type { TraceSummary } from '../types';
 import { ErrorBox, fmtTime } from './common';
+import { t } from '../i18n';
 
 const KEY_FIELDS = ['trace_id', 'event', 'mode', 'goal', 'provider', 'model', 'schema_version', 'protocol_attempts', 'protocol_fallback_reason', 'repair_success', 'input_chars', 'token_budget', 'strict_json'];
 
@@ -25,7 +26,7 @@ export function TracesView({ project }: { project: string }) {
   };
   return (
     <section className="panel" aria-labelledby="tr-h">
-      <h2 id="tr-h">Traces</h2>
+      <h2 id="tr-h">{t('traces.title')}</h2>
       {err && <ErrorBox error={err} />}
       {list && list.length === 0 && <p className="muted">No traces yet (they are written when PAPAYU_TRACE=1).</p>}
       {list && list.length > 0 && (

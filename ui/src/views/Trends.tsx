@@ -4,6 +4,7 @@ import { researchAdvice } from '../state/errors';
 import { toApiError, type ApiError } from '../transport';
 import type { Trends } from '../types';
 import { ErrorBox } from './common';
+import { t } from '../i18n';
 
 /** The date as the card shows it: the day, when the service gave one. */
 function day(date: string | null): string | null {
@@ -42,7 +43,7 @@ export function TrendsView({ onSettings }: { onSettings: () => void }) {
 
   return (
     <section className="panel" aria-labelledby="trends-h">
-      <h2 id="trends-h">Design and icon trends</h2>
+      <h2 id="trends-h">{t('trends.title')}</h2>
       <form
         className="row"
         onSubmit={(e) => {
@@ -50,10 +51,10 @@ export function TrendsView({ onSettings }: { onSettings: () => void }) {
           void search();
         }}
       >
-        <label htmlFor="trends-topic">Topic</label>
+        <label htmlFor="trends-topic">{t('trends.topic')}</label>
         <input id="trends-topic" value={topic} onChange={(e) => setTopic(e.target.value)} placeholder="UI design and icon trends" disabled={busy} />
         <button type="submit" disabled={busy}>
-          {busy ? 'Searching…' : 'Search'}
+          {busy ? t('trends.searching') : t('trends.search')}
         </button>
       </form>
       {err && <ErrorBox error={err} title="Trends" advice={researchAdvice(err.code)} onSettings={onSettings} onRetry={() => void search()} />}
@@ -61,9 +62,9 @@ export function TrendsView({ onSettings }: { onSettings: () => void }) {
       {found && (
         <>
           <p className="muted" data-testid="trends-summary">
-            {found.cards.length} {found.cards.length === 1 ? 'card' : 'cards'} for “{found.topic}” from {found.domains.length} design domains
+            {t(found.cards.length === 1 ? 'trends.summary.one' : 'trends.summary.many', { n: found.cards.length, topic: found.topic, d: found.domains.length })}
           </p>
-          {found.cards.length === 0 && <p className="muted">Nothing found on the design domains for this topic.</p>}
+          {found.cards.length === 0 && <p className="muted">{t('trends.nothing')}</p>}
           <ul className="trend-cards" aria-label="trends">
             {found.cards.map((c) => (
               <li key={c.url} className="trend-card" data-testid="trend-card">

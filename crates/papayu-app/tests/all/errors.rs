@@ -228,6 +228,7 @@ async fn unknown_ids_and_unopened_projects() {
         .report(ReportArgs {
             project: f.project.clone(),
             since: Some("7y".into()),
+            proposals: false,
         })
         .await
         .unwrap_err();

@@ -140,6 +140,7 @@ async fn plan_ok_preview_deselect_apply_undo_redo() {
         .report(ReportArgs {
             project: f.project.clone(),
             since: Some("7d".into()),
+            proposals: false,
         })
         .await
         .unwrap();

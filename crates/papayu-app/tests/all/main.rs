@@ -13,5 +13,6 @@ mod flow;
 #[cfg(feature = "http")]
 mod http;
 mod integrations;
+mod session;
 mod settings;
 mod support;

@@ -42,8 +42,14 @@ pub fn confirm_and_apply(
     } else if !global.json {
         if let Some(f) = &preview.fallback {
             println!(
-                "protocol fallback v{} → v{} ({}, at {})",
-                f.from, f.to, f.reason, f.stage
+                "{}",
+                crate::tr!(
+                    "fallback-line",
+                    from = f.from,
+                    to = f.to,
+                    reason = f.reason.to_string(),
+                    stage = f.stage.to_string()
+                )
             );
         }
         if let Some(s) = &preview.summary {
@@ -56,9 +62,9 @@ pub fn confirm_and_apply(
         print!(
             "{}",
             titled_lists(&[
-                ("Verification", &preview.verification),
-                ("Commands", &preview.commands_to_run),
-                ("Rollback", &preview.rollback),
+                (&crate::tr!("list-verification"), &preview.verification),
+                (&crate::tr!("list-commands"), &preview.commands_to_run),
+                (&crate::tr!("list-rollback"), &preview.rollback),
             ])
         );
     }
@@ -66,7 +72,7 @@ pub fn confirm_and_apply(
         if global.json {
             print_json(preview)?;
         } else {
-            println!("Nothing to change.");
+            println!("{}", crate::tr!("nothing-to-change"));
         }
         return Ok(Exit::Ok);
     }
@@ -77,43 +83,36 @@ pub fn confirm_and_apply(
             .iter()
             .find_map(|f| f.error.as_ref().map(|e| e.code))
             .unwrap_or(papayu_protocol::ErrorCode::PatchApplyFailed);
+        // The machine document keeps its English message; people read theirs.
         let message = format!(
             "{} action(s) are blocked; nothing was written",
             preview.preview.summary.blocked
         );
+        let said = crate::tr!("actions-blocked", count = preview.preview.summary.blocked);
         if global.json {
             crate::json::print_failure(code, &message, preview)?;
         } else {
-            anstream::eprintln!("papayu: {}", crate::exit::with_code(code, &message));
+            anstream::eprintln!("papayu: {}", crate::exit::with_code(code, &said));
         }
         return Ok(Exit::from(code));
     }
     let has_deletes = !preview.deletes.is_empty();
     if !yes && global.json {
-        return Err(ConfirmationRequired(
-            "this change needs a confirmation, and machine output cannot ask: pass --yes"
-                .to_owned(),
-        )
-        .into());
+        return Err(ConfirmationRequired(crate::tr!("needs-yes")).into());
     }
     let paths: Vec<String> = preview.actions.iter().map(|a| a.path.clone()).collect();
     crate::vcs::warn_uncommitted(global, &paths);
     if !yes {
         let question = if has_deletes {
-            format!(
-                "Apply these changes, deleting {}?",
-                preview.deletes.join(", ")
-            )
+            crate::tr!("confirm-apply-deleting", paths = preview.deletes.join(", "))
         } else {
-            "Apply these changes?".to_owned()
+            crate::tr!("confirm-apply")
         };
         if !confirm(&question)? {
             if preview.from_saved_plan() {
-                eprintln!(
-                    "papayu: not applied; the plan and this preview stay saved (`papayu apply` shows it again, without asking the model while the files are unchanged)"
-                );
+                eprintln!("papayu: {}", crate::tr!("not-applied-saved"));
             } else {
-                eprintln!("papayu: not applied; nothing was written");
+                eprintln!("papayu: {}", crate::tr!("not-applied"));
             }
             return Ok(Exit::Failure);
         }
@@ -125,11 +124,11 @@ pub fn confirm_and_apply(
                 print_json(&outcome)?;
             } else if let Some(report) = &outcome.report {
                 println!(
-                    "Applied (transaction {}). `papayu undo` reverts it.",
-                    report.tx_id
+                    "{}",
+                    crate::tr!("applied-tx", tx = report.tx_id.to_string())
                 );
             } else {
-                println!("Applied.");
+                println!("{}", crate::tr!("applied"));
             }
             if let Some(report) = &outcome.report {
                 let summary = preview.summary.as_deref().unwrap_or(&preview.goal);

@@ -80,15 +80,23 @@ pub fn load_plan(path: &Path, global: &Global) -> Result<Loaded> {
                 crate::json::print_failure(code, "rejected by validation", &body)?;
             } else {
                 eprintln!(
-                    "{}: rejected by validation (protocol {version}):",
-                    path.display()
+                    "{}",
+                    crate::tr!(
+                        "plan-rejected-by-validation",
+                        file = path.display().to_string(),
+                        protocol = version.to_string()
+                    )
                 );
                 for v in violations {
                     let at = v
                         .action_index
-                        .map(|i| format!("action {i} "))
+                        .map(|i| format!("{} ", crate::tr!("at-action", index = i)))
                         .unwrap_or_default();
-                    eprintln!("  {:<28} {at}{}", v.code.as_str(), v.message);
+                    eprintln!(
+                        "  {:<28} {at}{}",
+                        v.code.as_str(),
+                        crate::cmd::validate::violation_text(v.code, &v.message)
+                    );
                 }
             }
             Ok(Loaded::Rejected(Exit::Rejected))
@@ -110,31 +118,36 @@ pub fn report_error(e: &impl Coded, global: &Global) -> Result<Exit> {
 pub fn print_preview(preview: &Preview) {
     for f in &preview.files {
         let what = if f.noop {
-            " (no change)".to_owned()
+            crate::tr!("preview-no-change")
         } else {
             String::new()
         };
         let sizes = match (f.old_bytes, f.new_bytes) {
-            (Some(a), Some(b)) => format!(" {a} → {b} bytes"),
-            (None, Some(b)) => format!(" {b} bytes"),
-            (Some(a), None) => format!(" -{a} bytes"),
-            (None, None) if f.removed_files > 0 => format!(" {} file(s)", f.removed_files),
+            (Some(a), Some(b)) => crate::tr!("preview-bytes-changed", old = a, new = b),
+            (None, Some(b)) => crate::tr!("preview-bytes-new", new = b),
+            (Some(a), None) => crate::tr!("preview-bytes-removed", old = a),
+            (None, None) if f.removed_files > 0 => {
+                crate::tr!("preview-files", count = f.removed_files)
+            }
             _ => String::new(),
         };
         println!("{} {}{sizes}{what}", f.kind, f.path);
         for h in &f.hunks {
             println!(
-                "  hunk {} {} → {} at line {}",
-                h.index + 1,
-                h.header,
-                h.tier,
-                h.old_start
+                "{}",
+                crate::tr!(
+                    "preview-hunk",
+                    index = h.index + 1,
+                    header = h.header.clone(),
+                    tier = h.tier.to_string(),
+                    line = h.old_start
+                )
             );
         }
         if let Some(e) = &f.error {
             anstream::println!(
                 "  {} {}",
-                crate::term::style::paint(crate::term::style::BAD, "BLOCKED"),
+                crate::term::style::paint(crate::term::style::BAD, &crate::tr!("preview-blocked")),
                 with_code(e.code, &e.message)
             );
         }
@@ -144,20 +157,27 @@ pub fn print_preview(preview: &Preview) {
     }
     let s = &preview.summary;
     println!(
-        "summary: create {} update {} patch {} edit {} delete {} mkdir {} rmdir {} blocked {}",
-        s.create, s.update, s.patch, s.edit, s.delete, s.mkdir, s.rmdir, s.blocked
+        "{}",
+        crate::tr!(
+            "preview-summary",
+            create = s.create,
+            update = s.update,
+            patch = s.patch,
+            edit = s.edit,
+            delete = s.delete,
+            mkdir = s.mkdir,
+            rmdir = s.rmdir,
+            blocked = s.blocked
+        )
     );
 }
 
 fn confirm(deletes: bool) -> Result<bool> {
-    crate::cmd::session::confirm(&format!(
-        "Apply these changes{}?",
-        if deletes {
-            " (including deletions)"
-        } else {
-            ""
-        }
-    ))
+    crate::cmd::session::confirm(&if deletes {
+        crate::tr!("confirm-apply-with-deletions")
+    } else {
+        crate::tr!("confirm-apply")
+    })
 }
 
 #[allow(
@@ -188,10 +208,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         print_preview(&preview);
     }
     if !args.yes && global.json {
-        return Err(ConfirmationRequired(
-            "applying needs a confirmation, and --json cannot ask: pass --yes".to_owned(),
-        )
-        .into());
+        return Err(ConfirmationRequired(crate::tr!("needs-yes-apply")).into());
     }
     let paths: Vec<String> = preview.files.iter().map(|f| f.path.clone()).collect();
     crate::vcs::warn_uncommitted(global, &paths);
@@ -202,7 +219,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
                 "papayu: {}",
                 with_code(
                     papayu_protocol::ErrorCode::Cancelled,
-                    "cancelled; nothing was changed"
+                    &crate::tr!("cancelled-nothing-changed")
                 )
             );
             return Ok(Exit::Failure);
@@ -238,8 +255,8 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
                     );
                 }
                 println!(
-                    "applied: transaction {} (undo with `papayu undo`)",
-                    report.tx_id
+                    "{}",
+                    crate::tr!("applied-plan-tx", tx = report.tx_id.to_string())
                 );
             }
             if let Some(said) = crate::vcs::commit_applied(

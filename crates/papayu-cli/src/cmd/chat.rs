@@ -1,9 +1,11 @@
 //! `papayu chat`: a REPL (rustyline) — describe a goal, read the plan, say "ok" (or "да"),
 //! review the preview, confirm; `/undo` if you change your mind. The input history is kept per
-//! project; Ctrl-C cancels the running step (or clears the line), Ctrl-D leaves.
+//! project; Ctrl-C cancels the running step (or clears the line), Ctrl-D leaves. The saved plan
+//! (`.papa-yu/state.json`) outlives the process: a restarted chat says which plan is pending,
+//! and refuses to apply one whose files changed since.
 
 use anyhow::Result;
-use papayu_agent::{ApplyPreview, ChatTurn};
+use papayu_agent::{Agent, ApplyPreview, ChatTurn, SavedPlan};
 use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
 
@@ -17,11 +19,6 @@ use crate::global::Global;
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
-const HELP: &str = "Describe a goal to get a plan. \"ok\" / \"да\" applies the saved plan (preview first).\n\
-Prefix \"plan:\" or \"apply:\" to choose the mode.\n\
-Commands: /undo, /redo, /history, /diff (the last change shown), /help, /quit.\n\
-Ctrl-C cancels the running step, Ctrl-D leaves; ↑/↓ recall earlier lines.";
-
 /// What a line of input asks for.
 #[derive(Debug, PartialEq, Eq)]
 enum Input<'a> {
@@ -32,6 +29,7 @@ enum Input<'a> {
     Redo,
     History,
     Diff,
+    Discard,
     Unknown(&'a str),
     Message(&'a str),
 }
@@ -49,6 +47,7 @@ fn parse(line: &str) -> Input<'_> {
         "redo" => Input::Redo,
         "history" => Input::History,
         "diff" => Input::Diff,
+        "discard" => Input::Discard,
         _ if line.starts_with('/') => Input::Unknown(line),
         _ => Input::Message(line),
     }
@@ -63,8 +62,23 @@ pub fn run(_args: &Args, global: &Global) -> Result<Exit> {
     let history_file = agent.chat_history_file();
     // No history yet is the normal start.
     let _ = editor.load_history(history_file.as_std_path());
-    println!("papayu chat — {}", agent.root());
-    println!("{HELP}");
+    println!(
+        "{}",
+        crate::tr!("chat-title", root = agent.root().to_string())
+    );
+    println!("{}", crate::tr!("chat-help"));
+    if let Some(saved) = agent.saved_plan().ok().flatten() {
+        println!(
+            "{}",
+            crate::tr!(
+                "chat-restored",
+                mode = saved.llm_mode.clone(),
+                protocol = saved.protocol,
+                goal = saved.goal.clone()
+            )
+        );
+        say_if_stale(&agent, &saved);
+    }
     let mut last = Exit::Ok;
     let mut shown: Option<Box<ApplyPreview>> = None;
     loop {
@@ -83,12 +97,22 @@ pub fn run(_args: &Args, global: &Global) -> Result<Exit> {
         match input {
             Input::Nothing => {}
             Input::Quit => break,
-            Input::Help => println!("{HELP}"),
-            Input::Unknown(cmd) => println!("unknown command {cmd}; /help lists them"),
+            Input::Help => println!("{}", crate::tr!("chat-help")),
+            Input::Unknown(cmd) => {
+                println!("{}", crate::tr!("chat-unknown-command", command = cmd))
+            }
+            Input::Discard => match agent.saved_plan() {
+                Ok(Some(_)) => match agent.discard_saved_plan() {
+                    Ok(()) => println!("{}", crate::tr!("chat-discarded")),
+                    Err(e) => last = report_agent_error(&e, global)?,
+                },
+                Ok(None) => println!("{}", crate::tr!("chat-nothing-to-discard")),
+                Err(e) => last = report_agent_error(&e, global)?,
+            },
             Input::Undo => {
                 last = match agent.undo(false) {
                     Ok(r) => {
-                        println!("Undone (transaction {}).", r.tx_id);
+                        println!("{}", crate::tr!("chat-undone", tx = r.tx_id.to_string()));
                         Exit::Ok
                     }
                     Err(e) => report_agent_error(&e, global)?,
@@ -97,7 +121,7 @@ pub fn run(_args: &Args, global: &Global) -> Result<Exit> {
             Input::Redo => {
                 last = match agent.redo(false) {
                     Ok(r) => {
-                        println!("Redone (transaction {}).", r.tx_id);
+                        println!("{}", crate::tr!("chat-redone", tx = r.tx_id.to_string()));
                         Exit::Ok
                     }
                     Err(e) => report_agent_error(&e, global)?,
@@ -109,15 +133,16 @@ pub fn run(_args: &Args, global: &Global) -> Result<Exit> {
                         println!("  {} {:?} {}", e.tx_id, e.kind, e.paths.join(", "));
                     }
                     if h.undo.is_empty() {
-                        println!("  (nothing applied yet)");
+                        println!("{}", crate::tr!("chat-nothing-applied"));
                     }
                 }
                 Err(e) => last = report_agent_error(&e, global)?,
             },
             Input::Diff => match &shown {
                 Some(p) => crate::cmd::apply_plan::print_preview(&p.preview),
-                None => println!("(no change shown yet)"),
+                None => println!("{}", crate::tr!("chat-no-diff")),
             },
+            Input::Message(message) if refuses_stale(&agent, message) => last = Exit::RolledBack,
             Input::Message(message) => {
                 // Dropping the turn's future drops the model request (nothing is written
                 // before the preview is confirmed).
@@ -131,12 +156,12 @@ pub fn run(_args: &Args, global: &Global) -> Result<Exit> {
                 progress.done();
                 last = match turn {
                     None => {
-                        println!("cancelled; nothing was written");
+                        println!("{}", crate::tr!("chat-cancelled"));
                         Exit::Failure
                     }
                     Some(Ok(ChatTurn::Plan { outcome, .. })) => {
                         print_plan(&outcome);
-                        println!("Say \"ok\" to apply this plan.");
+                        println!("{}", crate::tr!("chat-say-ok"));
                         Exit::Ok
                     }
                     Some(Ok(ChatTurn::Preview { preview, .. })) => {
@@ -152,6 +177,37 @@ pub fn run(_args: &Args, global: &Global) -> Result<Exit> {
     }
     println!();
     Ok(last)
+}
+
+/// Say so when the files the saved plan was based on changed since; whether they did.
+fn say_if_stale(agent: &Agent, saved: &SavedPlan) -> bool {
+    let changed = saved.changed_files(agent.root());
+    if changed.is_empty() {
+        return false;
+    }
+    println!(
+        "{}",
+        crate::tr!(
+            "chat-restored-stale",
+            count = changed.len(),
+            paths = changed.join(", ")
+        )
+    );
+    true
+}
+
+/// A message that would apply a stale saved plan is refused (said, never sent to the model):
+/// its answer would be judged against files the plan never saw.
+fn refuses_stale(agent: &Agent, message: &str) -> bool {
+    let applies_saved = agent
+        .resolve(message)
+        .is_ok_and(|decision| decision.apply_saved_plan);
+    applies_saved
+        && agent
+            .saved_plan()
+            .ok()
+            .flatten()
+            .is_some_and(|saved| say_if_stale(agent, &saved))
 }
 
 /// Keep the history after every line, so a crash or a kill loses nothing typed before it.
@@ -173,6 +229,7 @@ mod tests {
         assert_eq!(parse("undo"), Input::Undo);
         assert_eq!(parse("/DIFF"), Input::Diff);
         assert_eq!(parse("/help"), Input::Help);
+        assert_eq!(parse("/discard"), Input::Discard);
         assert_eq!(parse("/nope"), Input::Unknown("/nope"));
         assert_eq!(parse("/"), Input::Unknown("/"));
         assert_eq!(parse(" make it 42 "), Input::Message("make it 42"));

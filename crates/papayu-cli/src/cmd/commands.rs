@@ -83,7 +83,11 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
             && if args.yes && args.allow_commands {
                 true
             } else {
-                confirm(&format!("Run `{shown}` in {root}?"))?
+                confirm(&crate::tr!(
+                    "confirm-run-command",
+                    command = shown.to_string(),
+                    root = root.to_string()
+                ))?
             };
         if !go {
             report.push(serde_json::json!({"line": line, "command": shown, "ran": false}));

@@ -54,7 +54,11 @@ fn failure_code(report: &papayu_llm::DoctorReport) -> Option<ErrorCode> {
 
 /// The effective configuration, one row a setting.
 fn config_table(global: &Global, config: &papayu_agent::AgentConfig) -> Result<comfy_table::Table> {
-    let mut table = crate::term::table::new(&["setting (effective)", "value", "from"]);
+    let mut table = crate::term::table::new(&[
+        crate::tr!("col-setting"),
+        crate::tr!("col-value"),
+        crate::tr!("col-from"),
+    ]);
     for s in crate::layers::layered(global)?.shown(config) {
         table.add_row(vec![
             s.key.to_string(),
@@ -68,12 +72,12 @@ fn config_table(global: &Global, config: &papayu_agent::AgentConfig) -> Result<c
 /// One row a provider: where, whether it answered, how, how fast, what went wrong.
 fn providers_table(report: &papayu_llm::DoctorReport) -> comfy_table::Table {
     let mut table = crate::term::table::new(&[
-        "provider",
-        "model",
-        "reachable",
-        "structured output",
-        "latency",
-        "problem",
+        crate::tr!("col-provider"),
+        crate::tr!("col-model"),
+        crate::tr!("col-reachable"),
+        crate::tr!("col-structured"),
+        crate::tr!("col-latency"),
+        crate::tr!("col-problem"),
     ]);
     let unknown = || "–".to_owned();
     for p in &report.providers {
@@ -88,8 +92,13 @@ fn providers_table(report: &papayu_llm::DoctorReport) -> comfy_table::Table {
         table.add_row(vec![
             format!("{} {}", p.kind, p.endpoint),
             p.model.clone(),
-            p.reachable
-                .map_or_else(unknown, |r| if r { "yes" } else { "no" }.to_owned()),
+            p.reachable.map_or_else(unknown, |r| {
+                if r {
+                    crate::tr!("yes")
+                } else {
+                    crate::tr!("no")
+                }
+            }),
             p.structured_output
                 .as_ref()
                 .map_or_else(unknown, ToString::to_string),
@@ -127,7 +136,10 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
                     let body = serde_json::json!({"config": config.config_snapshot(), "problem": e.to_string(), "integrations": crate::cmd::research::doctor_section()});
                     crate::json::print_failure(ErrorCode::LlmConfig, &e.to_string(), &body)?;
                 } else {
-                    println!("No provider configured: {e}");
+                    println!(
+                        "{}",
+                        crate::tr!("doctor-no-provider", problem = e.to_string())
+                    );
                     println!(
                         "Set PAPAYU_LLM_API_URL and PAPAYU_LLM_MODEL (and PAPAYU_LLM_API_KEY for hosted APIs),"
                     );
@@ -167,7 +179,11 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         println!("{}", providers_table(&report));
         anstream::println!(
             "{}",
-            verdict(ok, "all providers usable", "some providers are not usable")
+            verdict(
+                ok,
+                &crate::tr!("doctor-all-usable"),
+                &crate::tr!("doctor-some-unusable")
+            )
         );
     }
     Ok(if ok { Exit::Ok } else { Exit::Failure })
@@ -252,7 +268,11 @@ fn local(
         println!("{}", config_table(global, config)?);
         anstream::println!(
             "\n{}",
-            verdict(ok, "local provider usable", "local provider not usable")
+            verdict(
+                ok,
+                &crate::tr!("doctor-local-usable"),
+                &crate::tr!("doctor-local-unusable")
+            )
         );
     }
     Ok(if ok { Exit::Ok } else { Exit::Failure })

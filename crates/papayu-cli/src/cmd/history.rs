@@ -22,8 +22,14 @@ pub fn run(_args: &Args, global: &Global) -> Result<Exit> {
         crate::json::print_ok(&json!({"history": h}))?;
         return Ok(Exit::Ok);
     }
-    for (label, list) in [("undo", &h.undo), ("redo", &h.redo)] {
-        println!("{label} stack ({}):", list.len());
+    for (undo, list) in [(true, &h.undo), (false, &h.redo)] {
+        let count = list.len();
+        let title = if undo {
+            crate::tr!("history-stack-undo", count = count)
+        } else {
+            crate::tr!("history-stack-redo", count = count)
+        };
+        println!("{title}");
         for e in list {
             let kinds: Vec<String> = e
                 .actions
@@ -31,11 +37,14 @@ pub fn run(_args: &Args, global: &Global) -> Result<Exit> {
                 .map(|a| format!("{} {}", a.kind, a.path))
                 .collect();
             println!(
-                "  {} {:?} {} path(s): {}",
-                e.tx_id,
-                e.kind,
-                e.paths.len(),
-                kinds.join(", ")
+                "{}",
+                crate::tr!(
+                    "history-entry",
+                    tx = e.tx_id.to_string(),
+                    kind = format!("{:?}", e.kind),
+                    count = e.paths.len(),
+                    actions = kinds.join(", ")
+                )
             );
         }
     }

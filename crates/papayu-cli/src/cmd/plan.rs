@@ -21,7 +21,14 @@ pub struct Args {
 
 /// Print a plan for people.
 pub fn print_plan(p: &PlanOutcome) {
-    println!("Plan (protocol v{}, trace {}):", p.protocol, p.trace_id);
+    println!(
+        "{}",
+        crate::tr!(
+            "plan-title",
+            protocol = p.protocol,
+            trace = p.trace_id.to_string()
+        )
+    );
     if let Some(s) = &p.summary {
         println!("\n{s}\n");
     }
@@ -31,25 +38,36 @@ pub fn print_plan(p: &PlanOutcome) {
     print!(
         "{}",
         titled_lists(&[
-            ("Risks", &p.risks),
-            ("Questions", &p.questions),
-            ("Verification", &p.verification),
-            ("Commands", &p.commands_to_run),
-            ("Rollback", &p.rollback),
+            (&crate::tr!("list-risks"), &p.risks),
+            (&crate::tr!("list-questions"), &p.questions),
+            (&crate::tr!("list-verification"), &p.verification),
+            (&crate::tr!("list-commands"), &p.commands_to_run),
+            (&crate::tr!("list-rollback"), &p.rollback),
         ])
     );
     if !p.unanswered_context_requests.is_empty() {
         println!(
-            "The model still wanted {} more context item(s) after the round limit.",
-            p.unanswered_context_requests.len()
+            "{}",
+            crate::tr!(
+                "plan-unanswered",
+                count = p.unanswered_context_requests.len()
+            )
         );
     }
     if let Some(m) = &p.memory {
         for a in &m.applied {
-            println!("Remembered {} = {}", a.key, a.value);
+            let (key, value) = (a.key.to_string(), a.value.to_string());
+            println!(
+                "{}",
+                crate::tr!("memory-remembered", key = key, value = value)
+            );
         }
         for r in &m.rejected {
-            println!("Did not remember {}: {}", r.key, r.reason);
+            let (key, reason) = (r.key.to_string(), r.reason.to_string());
+            println!(
+                "{}",
+                crate::tr!("memory-not-remembered", key = key, reason = reason)
+            );
         }
     }
 }
@@ -85,9 +103,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
                 print_json(&plan)?;
             } else {
                 print_plan(&plan);
-                println!(
-                    "\nSaved. Run `papayu apply` to turn it into changes (you will see a preview first)."
-                );
+                println!("\n{}", crate::tr!("plan-saved"));
             }
             Ok(Exit::Ok)
         }

@@ -37,14 +37,17 @@ pub fn run(_args: &Args, global: &Global) -> Result<Exit> {
         return Ok(exit);
     }
     if r == papayu_patch::RecoveryReport::default() {
-        println!("nothing to recover");
+        println!("{}", crate::tr!("recover-nothing"));
         return Ok(exit);
     }
     if !r.rolled_back.is_empty() || !r.discarded.is_empty() {
         println!(
-            "rolled back {} unfinished transaction(s), discarded {} incomplete journal(s)",
-            r.rolled_back.len(),
-            r.discarded.len()
+            "{}",
+            crate::tr!(
+                "recover-done",
+                rolled_back = r.rolled_back.len(),
+                discarded = r.discarded.len()
+            )
         );
     }
     for c in &r.conflicts {

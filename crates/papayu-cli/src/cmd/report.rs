@@ -57,11 +57,13 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
                     "{}",
                     style::paint(
                         style::BOLD,
-                        &format!(
-                            "papayu report for {root}{}",
-                            args.since
+                        &crate::tr!(
+                            "report-title",
+                            root = root.to_string(),
+                            window = args
+                                .since
                                 .as_ref()
-                                .map(|s| format!(" (last {s})"))
+                                .map(|s| crate::tr!("report-last", since = s.to_string()))
                                 .unwrap_or_default()
                         )
                     )
@@ -84,53 +86,60 @@ const BAR: usize = 10;
 /// The metrics as a table, the counts per code as tables, the rates per day as a chart.
 fn print_human(r: &Report, days: &[DayBucket]) {
     if r.trace_count == 0 {
-        println!("no traces yet: run papayu with PAPAYU_TRACE=1 to record them");
+        println!("{}", crate::tr!("report-no-traces"));
         return;
     }
     let percent =
         |x: Option<f64>| x.map_or_else(|| "–".to_owned(), |x| format!("{:.0}%", x * 100.0));
-    let mut metrics = table::new(&["metric", "value"]);
-    let rows: [(&str, String); 9] = [
-        ("traces", r.trace_count.to_string()),
-        ("plan calls", r.plan_count.to_string()),
+    let mut metrics = table::new(&[crate::tr!("col-metric"), crate::tr!("col-value")]);
+    let rows: [(String, String); 9] = [
+        (crate::tr!("report-traces"), r.trace_count.to_string()),
+        (crate::tr!("report-plan-calls"), r.plan_count.to_string()),
         (
-            "apply calls (applied)",
+            crate::tr!("report-apply-calls"),
             format!("{} ({})", r.apply_count, r.applied_count),
         ),
         (
-            "protocol fallbacks",
+            crate::tr!("report-fallbacks"),
             format!("{} ({})", r.fallback_count, percent(r.fallback_rate)),
         ),
         (
-            "repairs (accepted)",
+            crate::tr!("report-repairs"),
             format!("{} ({})", r.repair_count, percent(r.repair_success_rate)),
         ),
         (
-            "context size, mean",
-            r.context_avg_chars
-                .map_or_else(|| "–".to_owned(), |c| format!("{c:.0} chars")),
+            crate::tr!("report-context-mean"),
+            r.context_avg_chars.map_or_else(
+                || "–".to_owned(),
+                |c| crate::tr!("report-context-chars", count = c.round()),
+            ),
         ),
-        ("context cache hits", percent(r.cache_hit_rate)),
-        ("unreadable traces", r.unreadable_traces.to_string()),
+        (crate::tr!("report-cache-hits"), percent(r.cache_hit_rate)),
         (
-            "window",
-            r.since_secs
-                .map_or_else(|| "all traces".to_owned(), |s| style::duration_ms(s * 1000)),
+            crate::tr!("report-unreadable"),
+            r.unreadable_traces.to_string(),
+        ),
+        (
+            crate::tr!("report-window"),
+            r.since_secs.map_or_else(
+                || crate::tr!("report-all-traces"),
+                |s| style::duration_ms(s * 1000),
+            ),
         ),
     ];
     for (k, v) in rows {
-        metrics.add_row(vec![k.to_owned(), v]);
+        metrics.add_row(vec![k, v]);
     }
     println!("{metrics}");
     for (title, counts) in [
-        ("error code", &r.error_codes),
-        ("fallback reason", &r.fallback_reasons),
-        ("violation code", &r.violation_codes),
+        (crate::tr!("col-error-code"), &r.error_codes),
+        (crate::tr!("col-fallback-reason"), &r.fallback_reasons),
+        (crate::tr!("col-violation-code"), &r.violation_codes),
     ] {
         if counts.is_empty() {
             continue;
         }
-        let mut t = table::new(&[title, "count"]);
+        let mut t = table::new(&[title.clone(), crate::tr!("col-count")]);
         let mut sorted: Vec<_> = counts.iter().collect();
         sorted.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         for (code, n) in sorted {
@@ -140,7 +149,12 @@ fn print_human(r: &Report, days: &[DayBucket]) {
     }
     if !days.is_empty() {
         let most = days.iter().map(|d| d.calls).max().unwrap_or(1).max(1);
-        let mut t = table::new(&["day (UTC)", "calls", "fallback rate", "repair success"]);
+        let mut t = table::new(&[
+            crate::tr!("col-day"),
+            crate::tr!("col-calls"),
+            crate::tr!("col-fallback-rate"),
+            crate::tr!("col-repair-success"),
+        ]);
         for d in days {
             t.add_row(vec![
                 d.day.clone(),

@@ -59,10 +59,18 @@ fn counts(out: &mut String, title: &str, map: &std::collections::BTreeMap<String
 /// Fallback reasons and stages, and the top paths whose base hash repair injected.
 pub fn render_weekly(r: &Report) -> String {
     let mut out = String::new();
-    counts(&mut out, "Fallback reasons", &r.fallback_reasons);
-    counts(&mut out, "Fallback stages", &r.fallback_stages);
+    counts(
+        &mut out,
+        &crate::tr!("report-fallback-reasons"),
+        &r.fallback_reasons,
+    );
+    counts(
+        &mut out,
+        &crate::tr!("report-fallback-stages"),
+        &r.fallback_stages,
+    );
     if !r.top_repair_injected_paths.is_empty() {
-        let _ = writeln!(out, "Top paths by repair-injected base hashes:");
+        let _ = writeln!(out, "{}", crate::tr!("report-top-paths"));
         for p in &r.top_repair_injected_paths {
             let _ = writeln!(out, "  {:>5}  {}", p.count, p.path);
         }
@@ -75,26 +83,36 @@ pub fn render_weekly(r: &Report) -> String {
 pub fn render_graduation(g: &Graduation) -> String {
     let mut out = String::new();
     let verdict = match g.verdict {
-        Verdict::Graduate => {
-            "GRADUATE: protocol v2 can stand alone; set PAPAYU_PROTOCOL_FALLBACK_TO_V1=0"
-        }
-        Verdict::KeepFallback => "KEEP THE FALLBACK: a criterion below fails",
-        Verdict::NotEnoughData => "NO VERDICT YET: fewer APPLY calls than the window",
+        Verdict::Graduate => crate::tr!("report-graduate"),
+        Verdict::KeepFallback => crate::tr!("report-keep-fallback"),
+        Verdict::NotEnoughData => crate::tr!("report-no-verdict"),
     };
     let _ = writeln!(
         out,
-        "Graduation over the last {} APPLY calls (seed 001): {verdict}",
-        g.window
+        "{}",
+        crate::tr!("report-graduation", window = g.window, verdict = verdict)
     );
-    let width = g
+    // A criterion the catalogue names reads in the user's language; a newer one as the library
+    // says it.
+    let required: Vec<String> = g
         .criteria
         .iter()
-        .map(|c| c.required.chars().count())
+        .map(|c| {
+            crate::i18n::maybe(&format!("criterion-{}", c.id)).unwrap_or(c.required.to_owned())
+        })
+        .collect();
+    let width = required
+        .iter()
+        .map(|r| r.chars().count())
         .max()
         .unwrap_or(0);
-    for c in &g.criteria {
-        let mark = if c.met { "ok  " } else { "FAIL" };
-        let _ = writeln!(out, "  {mark}  {:<width$}  {}", c.required, c.actual);
+    for (c, required) in g.criteria.iter().zip(&required) {
+        let mark = if c.met {
+            crate::tr!("report-criterion-ok")
+        } else {
+            crate::tr!("report-criterion-fail")
+        };
+        let _ = writeln!(out, "  {mark}  {required:<width$}  {}", c.actual);
     }
     out
 }
@@ -102,22 +120,34 @@ pub fn render_graduation(g: &Graduation) -> String {
 /// The proposals, numbered, each with its kind, rationale and expected impact.
 pub fn render_proposals(p: &ProposalsOutcome) -> String {
     let mut out = String::new();
+    let repaired = if p.repaired {
+        crate::tr!("report-after-repair")
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "Proposals by {}{}:",
-        p.model,
-        if p.repaired {
-            " (after one repair)"
-        } else {
-            ""
-        }
+        "{}",
+        crate::tr!(
+            "report-proposals-by",
+            model = p.model.clone(),
+            repaired = repaired
+        )
     );
     let _ = writeln!(out, "  {}", p.proposals.summary);
     for (i, x) in p.proposals.proposals.iter().enumerate() {
         let _ = writeln!(out, "  {}. [{}] {}", i + 1, x.kind.as_str(), x.title);
-        let _ = writeln!(out, "     why: {}", x.rationale);
+        let _ = writeln!(
+            out,
+            "     {}",
+            crate::tr!("report-why", text = x.rationale.clone())
+        );
         if let Some(e) = &x.expected_impact {
-            let _ = writeln!(out, "     expect: {e}");
+            let _ = writeln!(
+                out,
+                "     {}",
+                crate::tr!("report-expect", text = e.clone())
+            );
         }
     }
     out
@@ -148,6 +178,21 @@ mod tests {
         .unwrap();
         assert_eq!(doc["graduation"]["verdict"], "not_enough_data");
         assert!(doc.get("proposals").is_none());
+    }
+
+    /// Every criterion the library judges has both catalogues' words, the English ones the
+    /// library's own.
+    #[test]
+    fn every_criterion_reads_in_both_languages() {
+        use crate::i18n::{Lang, text_in};
+        let r = compute(&[], None, 0);
+        assert!(!r.graduation.criteria.is_empty());
+        for c in &r.graduation.criteria {
+            let key = format!("criterion-{}", c.id);
+            assert_eq!(text_in(Lang::En, &key, &[]), c.required, "{key}");
+            let ru = text_in(Lang::Ru, &key, &[]);
+            assert!(ru != key && ru != c.required, "{key}: {ru}");
+        }
     }
 
     #[test]

@@ -65,11 +65,11 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         progress.done();
         show_change(preview);
         let question = if preview.deletes.is_empty() {
-            "Apply this change?".to_owned()
+            crate::tr!("confirm-apply-one")
         } else {
-            format!(
-                "Apply this change, deleting {}?",
-                preview.deletes.join(", ")
+            crate::tr!(
+                "confirm-apply-one-deleting",
+                paths = preview.deletes.join(", ")
             )
         };
         confirm(&question).unwrap_or(false)
@@ -133,7 +133,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         let why = report
             .reason
             .clone()
-            .unwrap_or_else(|| "declined: nothing was written".to_owned());
+            .unwrap_or_else(|| crate::tr!("run-declined"));
         eprintln!("papayu: {}", crate::exit::with_code(code, &why));
     }
     Ok(exit)
@@ -181,31 +181,38 @@ fn print_report(report: &SolveReport, diffs_shown: bool) {
     match &report.test {
         Some(t) => {
             let source = match &t.source {
-                TestCommandSource::Given => "given with --test".to_owned(),
-                TestCommandSource::Memory => "project memory".to_owned(),
-                TestCommandSource::Detected { reason } => format!("detected: {reason}"),
-                _ => "configured".to_owned(),
+                TestCommandSource::Given => crate::tr!("run-tests-given"),
+                TestCommandSource::Memory => crate::tr!("run-tests-memory"),
+                TestCommandSource::Detected { reason } => {
+                    crate::tr!("run-tests-detected", reason = reason.to_string())
+                }
+                _ => crate::tr!("run-tests-configured"),
             };
-            println!("tests: `{}` ({source})", t.command);
+            println!(
+                "{}",
+                crate::tr!(
+                    "run-tests",
+                    command = t.command.to_string(),
+                    source = source
+                )
+            );
         }
-        None => println!("tests: none known; the change cannot be verified"),
+        None => println!("{}", crate::tr!("run-tests-none")),
     }
     if let Some(b) = &report.baseline {
-        if b.failing.is_empty() {
-            println!(
-                "before: {} passing, none failing ({:.1} s)",
-                b.passed,
-                b.duration_ms as f64 / 1000.0
-            );
+        let seconds = format!("{:.1}", b.duration_ms as f64 / 1000.0);
+        let line = if b.failing.is_empty() {
+            crate::tr!("run-before-green", passing = b.passed, seconds = seconds)
         } else {
-            println!(
-                "before: {} failing ({}), {} passing ({:.1} s)",
-                b.failing.len(),
-                b.failing.join(", "),
-                b.passed,
-                b.duration_ms as f64 / 1000.0
-            );
-        }
+            crate::tr!(
+                "run-before-red",
+                failing = b.failing.len(),
+                names = b.failing.join(", "),
+                passing = b.passed,
+                seconds = seconds
+            )
+        };
+        println!("{line}");
     }
     for a in &report.attempts {
         let what: Vec<String> = a
@@ -215,24 +222,32 @@ fn print_report(report: &SolveReport, diffs_shown: bool) {
             .collect();
         let result = match (&a.verdict, &a.error) {
             (Some(Verdict::Verified { fixed }), _) if fixed.is_empty() => {
-                "verified: the tests pass".to_owned()
+                crate::tr!("run-verified-all")
             }
             (Some(Verdict::Verified { fixed }), _) => {
-                format!("verified: {} now pass", fixed.join(", "))
+                crate::tr!("run-verified-fixed", names = fixed.join(", "))
             }
             (Some(Verdict::NotVerified { reason, .. }), _) => {
-                format!("not verified, rolled back: {reason}")
+                crate::tr!("run-rolled-back", reason = reason.to_string())
             }
-            (None, Some(e)) => format!("{}: {}", e.code, first_line(&e.message)),
-            (None, None) if a.actions.is_empty() => "no change proposed".to_owned(),
-            (None, None) => "not applied".to_owned(),
+            (None, Some(e)) => crate::exit::with_code(e.code, first_line(&e.message)),
+            (None, None) if a.actions.is_empty() => crate::tr!("run-no-change-proposed"),
+            (None, None) => crate::tr!("run-not-applied"),
         };
         let what = if what.is_empty() {
             String::new()
         } else {
             format!(" [{}]", what.join(", "))
         };
-        println!("attempt {}{what}: {result}", a.number);
+        println!(
+            "{}",
+            crate::tr!(
+                "run-attempt",
+                number = a.number,
+                what = what,
+                result = result
+            )
+        );
     }
     let applied_diff = report
         .attempts
@@ -248,31 +263,33 @@ fn print_report(report: &SolveReport, diffs_shown: bool) {
         .as_ref()
         .and_then(|a| a.report.as_ref())
         .map(|r| r.tx_id.clone());
-    match report.outcome {
-        SolveOutcome::Verified => println!(
-            "verified fix applied{}; `papayu undo` reverts it",
-            tx.map(|t| format!(" (transaction {t})"))
-                .unwrap_or_default()
+    let tx = tx.map(|t| crate::tr!("run-tx", tx = t)).unwrap_or_default();
+    let reason = |otherwise: String| report.reason.clone().unwrap_or(otherwise);
+    let said = match report.outcome {
+        SolveOutcome::Verified => crate::tr!("run-solved", tx = tx),
+        SolveOutcome::AppliedUnverified => crate::tr!(
+            "run-unverified",
+            tx = tx,
+            reason = reason(crate::tr!("run-no-test-command"))
         ),
-        SolveOutcome::AppliedUnverified => println!(
-            "applied without verification{}: {}",
-            tx.map(|t| format!(" (transaction {t})"))
-                .unwrap_or_default(),
-            report.reason.as_deref().unwrap_or("no test command")
-        ),
-        SolveOutcome::NotSolved => println!(
-            "not solved: {}",
-            report
-                .reason
-                .as_deref()
-                .unwrap_or("nothing verified; the project is unchanged")
-        ),
-        SolveOutcome::NoChanges => println!("nothing to change: the tests already pass"),
-        SolveOutcome::Declined => println!("declined: nothing was written"),
-    }
+        SolveOutcome::NotSolved => {
+            crate::tr!(
+                "run-not-solved",
+                reason = reason(crate::tr!("run-unchanged"))
+            )
+        }
+        SolveOutcome::NoChanges => crate::tr!("run-nothing-to-change"),
+        SolveOutcome::Declined => crate::tr!("run-declined"),
+    };
+    println!("{said}");
     println!(
-        "model calls: {}, tokens: {} in / {} out",
-        report.usage.model_calls, report.usage.input_tokens, report.usage.output_tokens
+        "{}",
+        crate::tr!(
+            "run-usage",
+            calls = report.usage.model_calls,
+            input = report.usage.input_tokens,
+            output = report.usage.output_tokens
+        )
     );
 }
 

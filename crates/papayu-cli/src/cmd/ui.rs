@@ -35,6 +35,7 @@ fn app_options(global: &Global) -> Result<AppOptions> {
         .map_err(|p| UsageError(format!("config directory {} is not UTF-8", p.display())))?;
     let mut options = AppOptions::new(config, Transport::Http)
         .env(env_map())
+        .lang(crate::i18n::lang().tag())
         .key_lookup(|name| std::env::var(name).ok())
         .provider_factory({
             // The CLI's own choice (the local model included), not only the network providers.
@@ -60,6 +61,9 @@ fn app_options(global: &Global) -> Result<AppOptions> {
     }
     if let Some(home) = std::env::var_os("HOME").and_then(|h| h.into_string().ok()) {
         options = options.home_dir(home);
+    }
+    if let Some(original) = crate::cmd::memory::original_user_prefs() {
+        options = options.original_user_prefs(original);
     }
     Ok(options)
 }

@@ -42,12 +42,9 @@ pub fn step(global: &Global, force: bool, redo: bool) -> Result<Exit> {
                 crate::json::print_ok(&json!({"tx_id": r.tx_id, "displaced": r.displaced}))?;
             } else {
                 if redo {
-                    println!("redone (as transaction {})", r.tx_id);
+                    println!("{}", crate::tr!("redone", tx = r.tx_id.to_string()));
                 } else {
-                    println!(
-                        "undone (as transaction {}; `papayu redo` re-applies)",
-                        r.tx_id
-                    );
+                    println!("{}", crate::tr!("undone", tx = r.tx_id.to_string()));
                 }
                 // What --force replaced is kept: say where.
                 for d in &r.displaced {
@@ -55,7 +52,7 @@ pub fn step(global: &Global, force: bool, redo: bool) -> Result<Exit> {
                 }
             }
             if let Some(hint) = undone.and_then(|tx| crate::vcs::after_undo(global, &tx)) {
-                eprintln!("papayu: note: {hint}");
+                eprintln!("papayu: {}: {hint}", crate::tr!("note-word"));
             }
             Ok(Exit::Ok)
         }

@@ -95,25 +95,47 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         crate::json::print(&crate::json::document(report.is_valid(), code, body));
         return Ok(exit);
     }
-    let name = args.plan.display();
+    let name = args.plan.display().to_string();
     if violations.is_empty() {
-        println!("{name}: valid (protocol {version})");
+        println!(
+            "{}",
+            crate::tr!("plan-valid", file = name, protocol = version.to_string())
+        );
         return Ok(exit);
     }
     println!(
-        "{name}: rejected with {} problem(s) (protocol {version})",
-        violations.len()
+        "{}",
+        crate::tr!(
+            "plan-rejected",
+            file = name,
+            count = violations.len(),
+            protocol = version.to_string()
+        )
     );
     for v in violations {
         let location = match (v.action_index, v.path.as_deref().filter(|p| !p.is_empty())) {
-            (Some(i), Some(p)) => format!("action {i} {p:?}"),
-            (Some(i), None) => format!("action {i}"),
+            (Some(i), Some(p)) => crate::tr!("at-action-path", index = i, path = format!("{p:?}")),
+            (Some(i), None) => crate::tr!("at-action", index = i),
             (None, _) => match v.pointer.as_deref() {
-                Some("") | None => "plan".to_owned(),
+                Some("") | None => crate::tr!("at-plan"),
                 Some(p) => p.to_owned(),
             },
         };
-        println!("  {:<28} {location}: {}", v.code.as_str(), v.message);
+        println!(
+            "  {:<28} {location}: {}",
+            v.code.as_str(),
+            violation_text(v.code, &v.message)
+        );
     }
     Ok(exit)
+}
+
+/// A violation's message for people: the validator's own, and in Russian what its code means
+/// first.
+pub fn violation_text(code: papayu_protocol::ErrorCode, message: &str) -> String {
+    crate::tr!(
+        "violation",
+        meaning = crate::i18n::meaning(code),
+        detail = message.to_owned()
+    )
 }

@@ -120,7 +120,7 @@ impl ProgressLine {
                 style::paint_if(
                     self.colour,
                     DIM,
-                    &format!("· {} chars received", live.chars)
+                    &crate::tr!("chars-received", count = live.chars)
                 )
             )
         } else {
@@ -173,56 +173,68 @@ pub fn check_line(colour: bool, command: &str, success: bool, status: &str, ms: 
     let time = style::paint_if(colour, DIM, &format!("({})", style::duration_ms(ms)));
     if success {
         format!(
-            "{} check `{command}` passed {time}",
-            style::paint_if(colour, GOOD, "✓")
+            "{} {} {time}",
+            style::paint_if(colour, GOOD, "✓"),
+            crate::tr!("check-passed", command = command)
         )
     } else {
         format!(
-            "{} check `{command}` {status} {time}",
-            style::paint_if(colour, BAD, "✗")
+            "{} {} {time}",
+            style::paint_if(colour, BAD, "✗"),
+            crate::tr!("check-failed", command = command, status = status)
         )
     }
 }
 
 /// What a stage is called for people; `None` for reports with no stage of their own.
 fn stage(p: &Progress) -> Option<String> {
+    use crate::tr;
     Some(match p {
-        Progress::GatheringContext => "gathering context…".to_owned(),
-        Progress::Requesting { attempt, protocol } => {
-            format!("asking the model ({attempt}, protocol v{protocol})…")
-        }
+        Progress::GatheringContext => tr!("stage-context"),
+        Progress::Requesting { attempt, protocol } => tr!(
+            "stage-requesting",
+            attempt = attempt.to_string(),
+            protocol = *protocol
+        ),
         Progress::ContextRound { round, requests } => {
-            format!("context round {round}: {requests} request(s)…")
+            tr!("stage-context-round", round = *round, count = *requests)
         }
-        Progress::Repair { codes } => format!(
-            "answer rejected ({}); asking for a repair…",
-            codes
+        Progress::Repair { codes } => tr!(
+            "stage-repair",
+            codes = codes
                 .iter()
                 .map(|c| c.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        Progress::Fallback { from, to, reason } => {
-            format!("protocol fallback v{from} → v{to} ({reason})…")
-        }
-        Progress::Previewing => "computing the preview…".to_owned(),
+        Progress::Fallback { from, to, reason } => tr!(
+            "stage-fallback",
+            from = *from,
+            to = *to,
+            reason = reason.to_string()
+        ),
+        Progress::Previewing => tr!("stage-previewing"),
         Progress::Testing {
             command,
             baseline: true,
-        } => format!("running the tests before any change: `{command}`…"),
-        Progress::Testing { command, .. } => {
-            format!("change applied; running the tests: `{command}`…")
-        }
+        } => tr!("stage-testing-baseline", command = command.to_string()),
+        Progress::Testing { command, .. } => tr!("stage-testing", command = command.to_string()),
         Progress::Tested {
             failing,
             duration_ms,
             ..
-        } => format!(
-            "tests ran in {}: {failing} failing",
-            style::duration_ms(*duration_ms)
+        } => tr!(
+            "stage-tested",
+            time = style::duration_ms(*duration_ms),
+            failing = *failing
         ),
-        Progress::Attempt { number, of } => format!("attempt {number} of {of}…"),
-        Progress::Applying { done, total, item } => format!("applying {done}/{total} {item}"),
+        Progress::Attempt { number, of } => tr!("stage-attempt", number = *number, of = *of),
+        Progress::Applying { done, total, item } => tr!(
+            "stage-applying",
+            done = *done,
+            total = *total,
+            item = item.to_string()
+        ),
         _ => return None,
     })
 }

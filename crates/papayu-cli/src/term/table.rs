@@ -12,13 +12,13 @@ pub fn stdout_width() -> Option<u16> {
 }
 
 /// A table with `header`, fitted to stdout.
-pub fn new(header: &[&str]) -> Table {
+pub fn new<S: AsRef<str>>(header: &[S]) -> Table {
     let mut table = Table::new();
     table
         .load_style(presets::UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
         .set_width(stdout_width().unwrap_or(PIPE_WIDTH))
-        .set_header(header.to_vec());
+        .set_header(header.iter().map(AsRef::as_ref));
     table
 }
 

@@ -30,7 +30,12 @@ impl Chat {
 
     /// `papayu chat` on a terminal of type `term` (`dumb`: no line editing; `xterm`: keys).
     fn start_on(project: &Project, model: &Model, term: &str) -> Chat {
-        let mut cmd = project.command(model, &[("TERM", term)], &["chat"]);
+        Chat::start_with(project, model, &[("TERM", term)])
+    }
+
+    /// `papayu chat` with `env` set.
+    fn start_with(project: &Project, model: &Model, env: &[(&str, &str)]) -> Chat {
+        let mut cmd = project.command(model, env, &["chat"]);
         cmd.env("PAPAYU_TRACE", "1");
         let session = expectrl::Session::spawn(cmd).expect("spawn papayu chat on a pty");
         Chat {
@@ -284,4 +289,108 @@ fn chat_repl_cancels_with_ctrl_c_recalls_with_arrows_and_leaves_with_ctrl_d() {
     let history = std::fs::read_to_string(project.root().join(".papa-yu/chat-history")).unwrap();
     assert!(history.contains("make answer() return 42"), "{history}");
     assert!(history.contains("/history"), "{history}");
+}
+
+/// The saved plan's part of the state file (`null` when none).
+fn saved_plan(project: &Project) -> serde_json::Value {
+    let text = std::fs::read_to_string(project.root().join(".papa-yu/state.json")).unwrap();
+    let state: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(state["version"], 1, "the state file is versioned");
+    state["saved_plan"].clone()
+}
+
+/// Make a plan in one chat and leave.
+fn plan_then_quit(project: &Project, model: &Model) {
+    let mut chat = Chat::start(project, model);
+    chat.expect("> ");
+    chat.send("make answer() return 42");
+    chat.expect("Say \"ok\" to apply this plan.");
+    chat.expect("> ");
+    chat.send("/quit");
+    assert_eq!(chat.exit_code(), 0);
+}
+
+/// Session state (seed 000, issue #21): a plan made in one chat is pending in the next, with
+/// its mode; "ok" there applies it, and applying clears it.
+#[test]
+fn r_chat_restart_restores_the_pending_plan() {
+    let project = Project::new(&[("src/lib.rs", LIB_RS)]);
+    let model = Model::start(&script());
+    plan_then_quit(&project, &model);
+    assert_eq!(saved_plan(&project)["goal"], "make answer() return 42");
+
+    let mut chat = Chat::start(&project, &model);
+    chat.expect("Restored the pending plan (");
+    chat.expect("\"ok\" applies it): make answer() return 42");
+    chat.expect("> ");
+    chat.send("ok");
+    chat.expect("[0] PATCH_FILE src/lib.rs");
+    chat.expect("Apply these changes? [y/N]");
+    chat.send("y");
+    chat.expect("Applied (transaction");
+    chat.expect("> ");
+    chat.send("/quit");
+    assert_eq!(chat.exit_code(), 0);
+    assert_eq!(
+        std::fs::read_to_string(project.root().join("src/lib.rs")).unwrap(),
+        LIB_RS_42
+    );
+    assert!(saved_plan(&project).is_null(), "an applied plan is cleared");
+}
+
+/// A plan whose file changed after it was made is shown as stale after a restart, and "ok"
+/// never sends it to the model; /discard forgets it.
+#[test]
+fn r_chat_restart_shows_a_stale_plan_and_never_applies_it() {
+    let project = Project::new(&[("src/lib.rs", LIB_RS)]);
+    let model = Model::start(&script());
+    plan_then_quit(&project, &model);
+    let asked = model.requests().len();
+    std::fs::write(
+        project.root().join("src/lib.rs"),
+        "pub fn answer() -> u32 { 7 }\n",
+    )
+    .unwrap();
+    let after_edit = project.tree();
+
+    let mut chat = Chat::start(&project, &model);
+    chat.expect("Restored the pending plan (");
+    chat.expect("The saved plan is stale: 1 file(s) it was based on changed since (src/lib.rs)");
+    chat.expect("> ");
+    chat.send("ok");
+    chat.expect("It will not be applied");
+    chat.expect("> ");
+    assert_eq!(model.requests().len(), asked, "a stale plan is never sent");
+    chat.send("/discard");
+    chat.expect("The saved plan is forgotten.");
+    chat.expect("> ");
+    chat.send("/quit");
+    assert_eq!(
+        chat.exit_code(),
+        4,
+        "the refused apply is the last turn's outcome"
+    );
+    assert!(saved_plan(&project).is_null());
+    let mut now = project.tree();
+    now.retain(|path, _| !path.starts_with(".papa-yu"));
+    let mut expected = after_edit.clone();
+    expected.retain(|path, _| !path.starts_with(".papa-yu"));
+    assert_eq!(now, expected, "nothing was written");
+}
+
+/// `PAPAYU_LANG=ru`: the chat speaks Russian (its help and its answers to commands).
+#[test]
+fn chat_speaks_russian_with_papayu_lang_ru() {
+    let project = Project::new(&[("src/lib.rs", LIB_RS)]);
+    let model = Model::start(&[]);
+    let mut chat = Chat::start_with(&project, &model, &[("TERM", "dumb"), ("PAPAYU_LANG", "ru")]);
+    chat.expect("Опишите цель — получите план.");
+    chat.expect("> ");
+    chat.send("/discard");
+    chat.expect("Сохранённого плана нет.");
+    chat.expect("> ");
+    chat.send("/nope");
+    chat.expect("неизвестная команда /nope");
+    chat.send("/quit");
+    assert_eq!(chat.exit_code(), 0);
 }

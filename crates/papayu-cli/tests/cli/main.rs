@@ -15,6 +15,7 @@ mod errors;
 mod exits;
 mod git;
 mod integrations;
+mod lang;
 mod machine;
 mod prompt;
 mod schema;
@@ -59,6 +60,11 @@ pub fn papayu_env(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Run {
         "NO_COLOR",
         "CLICOLOR",
         "CLICOLOR_FORCE",
+        // The language of human output: English unless a test asks for another.
+        "PAPAYU_LANG",
+        "LC_ALL",
+        "LC_MESSAGES",
+        "LANG",
     ] {
         cmd.env_remove(var);
     }
