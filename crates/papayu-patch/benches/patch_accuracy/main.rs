@@ -295,7 +295,9 @@ fn main() {
         let mut ours = Tally::default();
         let mut per_repo: BTreeMap<String, Tally> = BTreeMap::new();
         let dump = std::env::var("PAPAYU_BENCH_DUMP").is_ok_and(|d| d == *cat);
-        let dump_dir = std::env::var("PAPAYU_BENCH_DUMP_DIR").ok().map(PathBuf::from);
+        let dump_dir = std::env::var("PAPAYU_BENCH_DUMP_DIR")
+            .ok()
+            .map(PathBuf::from);
         let mut misapplied_seen = 0usize;
         for c in &cases {
             let result = papayu(c);

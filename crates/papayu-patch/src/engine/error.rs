@@ -38,6 +38,11 @@ pub enum HunkFailure {
     /// The indentation of the matched lines differs inconsistently, so the replacement could not
     /// be re-indented safely.
     Reindent,
+    /// The hunk has leading context but ends with added lines and no context after them, and the
+    /// file goes on past its last old line: diff tools cut trailing context only at the end of
+    /// the file, so a context line between its added lines may have been left out and where the
+    /// file's next lines belong among them is unknown.
+    OpenEnded,
 }
 
 impl std::fmt::Display for HunkFailure {
@@ -58,6 +63,9 @@ impl std::fmt::Display for HunkFailure {
             ),
             Self::Overlap { other } => write!(f, "it overlaps hunk #{}", other + 1),
             Self::Reindent => f.write_str("its indentation differs inconsistently from the file"),
+            Self::OpenEnded => f.write_str(
+                "it ends with added lines and no context after them, but the file goes on; add the lines that follow",
+            ),
         }
     }
 }

@@ -7,10 +7,11 @@ mod order;
 mod realign;
 mod reindent;
 
+use super::formats::NOWHERE;
 use super::parse::{Hunk, HunkLine, ParsedPatch};
 use super::text::{Doc, Eol, Line, key};
 use super::{EngineError, HunkFailure, HunkReport, HunkTier, SimilarLine};
-use matching::{Cmp, conflicts_at, find_all, matches_at};
+use matching::{Cmp, conflicts_at, find_all, lookalike_nearer, lookalike_within, matches_at, weak};
 use nearest::{nearest, window};
 use order::{Deferred, resolve_by_order};
 use realign::{Realign, Realigned, realign};
@@ -30,6 +31,8 @@ struct Placed {
     tier: HunkTier,
     reindent: Reindent,
     realign: Realign,
+    /// Placed away from both its stated line and the line the drift predicts.
+    moved: bool,
 }
 
 /// At most this many candidate places are considered for a deferred hunk.
@@ -53,14 +56,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
     let mut placed: Vec<Placed> = Vec::with_capacity(patch.hunks.len());
     let mut deferred: Vec<Deferred<'a>> = Vec::new();
     for (index, h) in patch.hunks.iter().enumerate() {
-        let old: Vec<&str> = h
-            .lines
-            .iter()
-            .filter_map(|l| match l {
-                HunkLine::Context(t) | HunkLine::Remove(t) => Some(t.as_str()),
-                HunkLine::Add(_) => None,
-            })
-            .collect();
+        let old = old_lines(h);
         let fail = |reason: HunkFailure, near: Vec<SimilarLine>| EngineError::HunkFailed {
             index,
             header: h.header.clone(),
@@ -118,6 +114,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
                     let p = all[0];
                     if conflicts_at(&file, &old, adjusted)
                         || (adjusted != stated && conflicts_at(&file, &old, stated))
+                        || weak_lookalike(&file, &old, zero_context, p, [stated, adjusted])
                     {
                         return Err(fail(
                             HunkFailure::Conflict,
@@ -161,10 +158,11 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             None => match realign(&file, h) {
                 Realigned::One(pos, r) => {
                     let far = |q: usize| pos.abs_diff(q) > 2;
-                    if far(adjusted)
+                    if (far(adjusted)
                         && far(stated)
                         && (conflicts_at(&file, &old, adjusted)
-                            || conflicts_at(&file, &old, stated))
+                            || conflicts_at(&file, &old, stated)))
+                        || weak_lookalike(&file, &old, false, pos, [stated, adjusted])
                     {
                         return Err(fail(
                             HunkFailure::Conflict,
@@ -209,6 +207,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             tier,
             reindent,
             realign: realigned,
+            moved: moved(pos, [stated, adjusted]),
         });
     }
 
@@ -222,8 +221,10 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             nearest: near,
         };
         let pos = d.candidates[0];
+        let zero_context = !h.lines.iter().any(|l| matches!(l, HunkLine::Context(_)));
         if conflicts_at(&file, &d.old, d.adjusted)
             || (d.adjusted != d.stated && conflicts_at(&file, &d.old, d.stated))
+            || weak_lookalike(&file, &d.old, zero_context, pos, [d.stated, d.adjusted])
         {
             return Err(fail(
                 HunkFailure::Conflict,
@@ -245,6 +246,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             tier,
             reindent,
             realign: Realign::default(),
+            moved: moved(pos, [d.stated, d.adjusted]),
         });
     }
 
@@ -267,6 +269,21 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             tier: HunkTier::Exact,
             reindent: Reindent::Keep,
             realign: Realign::default(),
+            moved: false,
+        });
+    }
+
+    zero_context_lookalikes(&file, patch, &placed, out_of_order)?;
+    if let Some(p) = placed
+        .iter()
+        .find(|p| p.pos + p.old_len < n && open_ended(&patch.hunks[p.index]))
+    {
+        let h = &patch.hunks[p.index];
+        return Err(EngineError::HunkFailed {
+            index: p.index,
+            header: h.header.clone(),
+            reason: HunkFailure::OpenEnded,
+            nearest: window(&file, p.pos + p.old_len, 3),
         });
     }
 
@@ -367,6 +384,111 @@ fn patch_eol_intended(doc: &Doc<'_>, p: &Placed, h: &Hunk) -> bool {
         old_i += 1;
     }
     compared
+}
+
+/// Whether `pos` is away from both stated lines (those of hunks that state real lines).
+fn moved(pos: usize, stated: [usize; 2]) -> bool {
+    stated
+        .into_iter()
+        .all(|s| s != pos && s.saturating_add(1) < NOWHERE)
+}
+
+/// A zero-context hunk placed away from its stated line has only its `-` lines as evidence, and
+/// the stated line says little about where an edited copy of them would be: a look-alike of
+/// one of them anywhere the hunk could belong (between its neighbours' places in an in-order
+/// patch, else the whole file) makes the exact match one candidate among two.
+fn zero_context_lookalikes(
+    file: &[&str],
+    patch: &ParsedPatch,
+    placed: &[Placed],
+    out_of_order: bool,
+) -> Result<(), EngineError> {
+    for p in placed.iter().filter(|p| p.moved && p.old_len > 0) {
+        let h = &patch.hunks[p.index];
+        let old = old_lines(h);
+        if h.lines.iter().any(|l| matches!(l, HunkLine::Context(_))) || !weak(&old, true) {
+            continue;
+        }
+        let (lo, hi) = if out_of_order {
+            (0, file.len())
+        } else {
+            let lo = placed
+                .iter()
+                .filter(|q| q.index < p.index)
+                .map(|q| q.pos + q.old_len)
+                .max()
+                .unwrap_or(0);
+            let hi = placed
+                .iter()
+                .filter(|q| q.index > p.index)
+                .map(|q| q.pos)
+                .min()
+                .unwrap_or(file.len());
+            (lo, hi)
+        };
+        if lookalike_within(file, &old, p.pos, lo, hi) {
+            return Err(EngineError::HunkFailed {
+                index: p.index,
+                header: h.header.clone(),
+                reason: HunkFailure::Conflict,
+                nearest: Vec::new(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The hunk's old side: its context and `-` lines.
+fn old_lines(h: &Hunk) -> Vec<&str> {
+    h.lines
+        .iter()
+        .filter_map(|l| match l {
+            HunkLine::Context(t) | HunkLine::Remove(t) => Some(t.as_str()),
+            HunkLine::Add(_) => None,
+        })
+        .collect()
+}
+
+/// A hunk placed away from its stated line on little evidence, with a look-alike of its text
+/// nearer the stated line (or the line the previous hunk's drift predicts).
+fn weak_lookalike(
+    file: &[&str],
+    old: &[&str],
+    zero_context: bool,
+    pos: usize,
+    stated: [usize; 2],
+) -> bool {
+    // Without context, [`zero_context_lookalikes`] decides once every hunk is placed.
+    !zero_context
+        && moved(pos, stated)
+        && weak(old, false)
+        && stated
+            .into_iter()
+            .any(|s| s != pos && lookalike_nearer(file, old, pos, s))
+}
+
+/// A hunk with real line numbers, at least two leading context lines, and only added lines after
+/// its last context line: a diff tool cuts trailing context only at the end of the file, so
+/// elsewhere a context line between its added lines may have been left out (a hunk that adds
+/// `x` then `y` reads the same as one that adds `x`, keeps `z`, adds `y`). A hunk that ends by
+/// replacing lines is verified by its `-` lines and is not open-ended.
+fn open_ended(h: &Hunk) -> bool {
+    let leading = h
+        .lines
+        .iter()
+        .take_while(|l| matches!(l, HunkLine::Context(_)))
+        .count();
+    let tail = h
+        .lines
+        .iter()
+        .rev()
+        .take_while(|l| !matches!(l, HunkLine::Context(_)));
+    let mut tail = tail.peekable();
+    h.old_start < NOWHERE
+        && !h.at_eof
+        && leading >= 2
+        && tail.peek().is_some()
+        && tail.all(|l| matches!(l, HunkLine::Add(_)))
 }
 
 fn plus1(v: &[usize]) -> Vec<usize> {

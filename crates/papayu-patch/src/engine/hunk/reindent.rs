@@ -81,7 +81,9 @@ pub(super) fn reindent_for(region: &[&str], old: &[&str], h: &Hunk) -> Option<Re
 }
 
 pub(super) fn reindent_line<'a>(t: &'a str, r: &Reindent) -> Cow<'a, str> {
-    if t.trim().is_empty() {
+    // An empty line gains no trailing whitespace; a whitespace-only line is indentation the
+    // model wrote at the block's depth, so it moves with the block.
+    if t.is_empty() {
         return Cow::Borrowed(t);
     }
     match r {
