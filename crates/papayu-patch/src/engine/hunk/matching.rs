@@ -159,7 +159,7 @@ pub(super) fn lookalike_within(
         })
 }
 
-fn alike(a: &str, b: &str) -> bool {
+pub(super) fn alike(a: &str, b: &str) -> bool {
     if a.starts_with(b) || b.starts_with(a) {
         return true;
     }
