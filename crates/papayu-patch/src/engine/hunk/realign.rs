@@ -101,7 +101,11 @@ pub(super) fn realign(file: &[&str], h: &Hunk) -> Realigned {
                 let (before, after) = (olds[g - 1], olds[g]);
                 // Beside a context line, and with no `+` line between (the file line's place
                 // among them would be a guess): else both outcomes are possible, ambiguous.
-                if after.0 - before.0 > 1 || !(before.2 || after.2) {
+                // Except `+` lines followed by a `-` line: a diff writes a change's `-` lines
+                // first, so a `-` after `+` lines starts another change and a context line
+                // stood between them — the omitted one.
+                let adds_between = after.0 - before.0 > 1;
+                if (adds_between && after.2) || (!adds_between && !(before.2 || after.2)) {
                     found.push((pos, Realign::default()));
                     refused = true;
                     continue;
