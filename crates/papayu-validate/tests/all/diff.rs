@@ -104,8 +104,14 @@ fn envelope_shapes_name_format_line_and_reason() {
     let msg = check_patch_shape("<<<<<<< SEARCH\nx\n<<<<<<< SEARCH\n")
         .unwrap_err()
         .to_string();
-    assert!(msg.contains("search_replace") && msg.contains("line 3"), "{msg}");
+    assert!(
+        msg.contains("search_replace") && msg.contains("line 3"),
+        "{msg}"
+    );
     // A unified diff keeps the message it always had.
     let msg = check_patch_shape("change x").unwrap_err().to_string();
-    assert!(msg.starts_with("`patch` is not a unified diff: line 1"), "{msg}");
+    assert!(
+        msg.starts_with("`patch` is not a unified diff: line 1"),
+        "{msg}"
+    );
 }

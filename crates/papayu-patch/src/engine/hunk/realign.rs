@@ -105,7 +105,7 @@ pub(super) fn realign(file: &[&str], h: &Hunk) -> Realigned {
                 // first, so a `-` after `+` lines starts another change and a context line
                 // stood between them — the omitted one.
                 let adds_between = after.0 - before.0 > 1;
-                if (adds_between && after.2) || (!adds_between && !(before.2 || after.2)) {
+                if (adds_between && after.2) || !(adds_between || before.2 || after.2) {
                     found.push((pos, Realign::default()));
                     refused = true;
                     continue;
