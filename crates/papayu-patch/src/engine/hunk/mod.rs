@@ -10,7 +10,7 @@ mod reindent;
 use super::formats::NOWHERE;
 use super::parse::{Hunk, HunkLine, ParsedPatch};
 use super::text::{Doc, Eol, Line, key};
-use super::{EngineError, HunkFailure, HunkReport, HunkTier, SimilarLine};
+use super::{EngineError, HunkFailure, HunkReport, HunkTier, OpenSide, SimilarLine};
 use matching::{Cmp, conflicts_at, find_all, lookalike_nearer, lookalike_within, matches_at, weak};
 use nearest::{nearest, window};
 use order::{Deferred, resolve_by_order};
@@ -274,16 +274,20 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
     }
 
     zero_context_lookalikes(&file, patch, &placed, out_of_order)?;
-    if let Some(p) = placed
-        .iter()
-        .find(|p| p.pos + p.old_len < n && open_ended(&patch.hunks[p.index]))
-    {
+    if let Some((p, side)) = placed.iter().find_map(|p| {
+        let side = open_side(&patch.hunks[p.index])?;
+        let inside = match side {
+            OpenSide::End => p.pos + p.old_len < n,
+            OpenSide::Start => p.pos > 0,
+        };
+        inside.then_some((p, side))
+    }) {
         let h = &patch.hunks[p.index];
         return Err(EngineError::HunkFailed {
             index: p.index,
             header: h.header.clone(),
-            reason: HunkFailure::OpenEnded,
-            nearest: window(&file, p.pos + p.old_len, 3),
+            reason: HunkFailure::OpenEnded { side },
+            nearest: window(&file, p.pos, p.old_len),
         });
     }
 
@@ -467,28 +471,39 @@ fn weak_lookalike(
             .any(|s| s != pos && lookalike_nearer(file, old, pos, s))
 }
 
-/// A hunk with real line numbers, at least two leading context lines, and only added lines after
-/// its last context line: a diff tool cuts trailing context only at the end of the file, so
-/// elsewhere a context line between its added lines may have been left out (a hunk that adds
-/// `x` then `y` reads the same as one that adds `x`, keeps `z`, adds `y`). A hunk that ends by
-/// replacing lines is verified by its `-` lines and is not open-ended.
-fn open_ended(h: &Hunk) -> bool {
-    let leading = h
-        .lines
-        .iter()
-        .take_while(|l| matches!(l, HunkLine::Context(_)))
-        .count();
-    let tail = h
-        .lines
-        .iter()
-        .rev()
-        .take_while(|l| !matches!(l, HunkLine::Context(_)));
-    let mut tail = tail.peekable();
-    h.old_start < NOWHERE
-        && !h.at_eof
-        && leading >= 2
-        && tail.peek().is_some()
-        && tail.all(|l| matches!(l, HunkLine::Add(_)))
+/// Which end of the file a hunk must reach, if any: one with real line numbers, at least two
+/// context lines on one side and only added lines beyond its context on the other. A diff tool
+/// cuts context only at the ends of the file, so elsewhere a context line between its added
+/// lines may have been left out (a hunk that adds `x` then `y` reads the same as one that adds
+/// `x`, keeps `z`, adds `y`). A hunk whose outer change removes lines is verified by them.
+fn open_side(h: &Hunk) -> Option<OpenSide> {
+    /// From one end: how many context lines come first, and whether the lines before the
+    /// first context line are only (and at least one) added lines.
+    fn side<'a>(lines: impl Iterator<Item = &'a HunkLine>) -> (usize, bool) {
+        let lines: Vec<&HunkLine> = lines.collect();
+        let context = lines
+            .iter()
+            .take_while(|l| matches!(l, HunkLine::Context(_)))
+            .count();
+        let outer: Vec<_> = lines
+            .iter()
+            .take_while(|l| !matches!(l, HunkLine::Context(_)))
+            .collect();
+        let adds_only = !outer.is_empty() && outer.iter().all(|l| matches!(l, HunkLine::Add(_)));
+        (context, adds_only)
+    }
+    if h.old_start >= NOWHERE || h.at_eof {
+        return None;
+    }
+    let (leading, adds_first) = side(h.lines.iter());
+    let (trailing, adds_last) = side(h.lines.iter().rev());
+    if leading >= 2 && adds_last {
+        Some(OpenSide::End)
+    } else if trailing >= 2 && adds_first {
+        Some(OpenSide::Start)
+    } else {
+        None
+    }
 }
 
 fn plus1(v: &[usize]) -> Vec<usize> {
