@@ -107,6 +107,11 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
                 found = Some((p, cmp.tier(false), cmp));
                 break;
             }
+            // A hunk marked as reaching the end of the file (`*** End of File`) belongs there
+            // or nowhere: a copy of its lines elsewhere is not its place.
+            if h.at_eof {
+                continue;
+            }
             let all = find_all(&file, &old, cmp, 8);
             match all.len() {
                 0 => continue,
@@ -155,6 +160,9 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
         }
         let (pos, tier, cmp, realigned) = match found {
             Some((pos, tier, cmp)) => (pos, tier, cmp, Realign::default()),
+            None if h.at_eof => {
+                return Err(fail(HunkFailure::NoMatch, window(&file, stated, old.len())));
+            }
             None => match realign(&file, h) {
                 Realigned::One(pos, r) => {
                     let far = |q: usize| pos.abs_diff(q) > 2;
@@ -410,7 +418,7 @@ fn zero_context_lookalikes(
     for p in placed.iter().filter(|p| p.moved && p.old_len > 0) {
         let h = &patch.hunks[p.index];
         let old = old_lines(h);
-        if h.lines.iter().any(|l| matches!(l, HunkLine::Context(_))) || !weak(&old, true) {
+        if h.lines.iter().any(|l| matches!(l, HunkLine::Context(_))) {
             continue;
         }
         let (lo, hi) = if out_of_order {
@@ -430,7 +438,14 @@ fn zero_context_lookalikes(
                 .unwrap_or(file.len());
             (lo, hi)
         };
-        if lookalike_within(file, &old, p.pos, lo, hi) {
+        // Little text: a look-alike of one line; more: a region that mostly matches the block
+        // (an edited copy of it) anywhere the hunk could belong.
+        let edited_copy = if weak(&old, true) {
+            lookalike_within(file, &old, p.pos, lo, hi)
+        } else {
+            (lo..hi.min(file.len())).any(|q| q != p.pos && conflicts_at(file, &old, q))
+        };
+        if edited_copy {
             return Err(EngineError::HunkFailed {
                 index: p.index,
                 header: h.header.clone(),
