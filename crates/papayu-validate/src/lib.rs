@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 mod content;
+mod formats;
 mod path;
 mod plan;
 mod policy;
@@ -9,6 +10,10 @@ mod rules;
 mod unified;
 
 pub use content::{find_placeholder, pseudo_binary_reason};
+pub use formats::{
+    CODEX_BEGIN, CODEX_END, CODEX_EOF, EnvelopeReason, PatchFormat, PatchShapeError, SR_DIVIDER,
+    SR_REPLACE, SR_SEARCH, check_patch_shape,
+};
 pub use papayu_protocol::{ErrorCode, Violation};
 pub use path::{MAX_PATH_BYTES, MAX_SEGMENT_BYTES, PathError, RelPath};
 pub use plan::{Rejected, Report, SelectError, ValidatedAction, ValidatedPlan};

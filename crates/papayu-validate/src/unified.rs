@@ -111,7 +111,7 @@ impl fmt::Display for DiffShapeReason {
     }
 }
 
-fn shorten(line: &str) -> String {
+pub(crate) fn shorten(line: &str) -> String {
     let mut s: String = line.chars().take(60).collect();
     if s.len() < line.len() {
         s.push('…');

@@ -19,6 +19,9 @@
 //! a case that must be rejected), **rejected** (refused / non-zero exit). Output: one JSON object
 //! per line, then a human table. `PAPAYU_BENCH_NO_TOOLS=1` runs papayu only;
 //! `PAPAYU_BENCH_DUMP=<category>` prints every case papayu does not get right;
+//! `PAPAYU_BENCH_DUMP_DIR=<dir>` writes every case papayu misapplies, in any category, to
+//! `<dir>/<category>/<n>/{before, patch, expected, got, origin}` (`expected` absent when the
+//! case must be rejected);
 //! `PAPAYU_BENCH_BATCH_DIR=<dir>` also writes the clean cases there as files and a
 //! `manifest.jsonl` for `papayu apply-patch --batch` (`PAPAYU_BENCH_BATCH_DIFFS` per repository,
 //! default 1 100).
@@ -183,6 +186,18 @@ fn write_batch(dir: &Path, triples: &[Triple]) {
     eprintln!("batch: {} cases in {}", triples.len(), dir.display());
 }
 
+/// One misapplied case as files, to reproduce it outside the bench.
+fn dump_misapplied(dir: &Path, c: &Case, got: &[u8]) {
+    std::fs::create_dir_all(dir).expect("dump dir");
+    std::fs::write(dir.join("before"), &c.before).expect("write");
+    std::fs::write(dir.join("patch"), &c.patch).expect("write");
+    std::fs::write(dir.join("got"), got).expect("write");
+    std::fs::write(dir.join("origin"), format!("{} {}\n", c.repo, c.origin)).expect("write");
+    if let Some(e) = &c.expected {
+        std::fs::write(dir.join("expected"), e).expect("write");
+    }
+}
+
 fn main() {
     let want = env_usize("PAPAYU_BENCH_DIFFS", 400);
     let skip_tools = std::env::var("PAPAYU_BENCH_NO_TOOLS").is_ok();
@@ -280,9 +295,19 @@ fn main() {
         let mut ours = Tally::default();
         let mut per_repo: BTreeMap<String, Tally> = BTreeMap::new();
         let dump = std::env::var("PAPAYU_BENCH_DUMP").is_ok_and(|d| d == *cat);
+        let dump_dir = std::env::var("PAPAYU_BENCH_DUMP_DIR")
+            .ok()
+            .map(PathBuf::from);
+        let mut misapplied_seen = 0usize;
         for c in &cases {
             let result = papayu(c);
             let applied = result.as_ref().ok();
+            if let (Some(root), Some(got)) = (&dump_dir, applied)
+                && c.expected.as_ref() != Some(got)
+            {
+                dump_misapplied(&root.join(cat).join(misapplied_seen.to_string()), c, got);
+                misapplied_seen += 1;
+            }
             if dump && applied != c.expected.as_ref() {
                 eprintln!(
                     "=== {cat} [{} {}]: {}\n--- patch\n{}",

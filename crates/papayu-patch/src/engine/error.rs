@@ -38,6 +38,23 @@ pub enum HunkFailure {
     /// The indentation of the matched lines differs inconsistently, so the replacement could not
     /// be re-indented safely.
     Reindent,
+    /// The hunk has context on one side but only added lines beyond its context on the other,
+    /// and the file goes on past that side: diff tools cut context only at the ends of the file,
+    /// so a context line between its added lines may have been left out and where the file's
+    /// next lines belong among them is unknown.
+    OpenEnded {
+        /// The side without context.
+        side: OpenSide,
+    },
+}
+
+/// The side of a hunk that has added lines and no context (see [`HunkFailure::OpenEnded`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenSide {
+    /// The hunk starts with added lines but is not at the start of the file.
+    Start,
+    /// The hunk ends with added lines but is not at the end of the file.
+    End,
 }
 
 impl std::fmt::Display for HunkFailure {
@@ -58,6 +75,16 @@ impl std::fmt::Display for HunkFailure {
             ),
             Self::Overlap { other } => write!(f, "it overlaps hunk #{}", other + 1),
             Self::Reindent => f.write_str("its indentation differs inconsistently from the file"),
+            Self::OpenEnded {
+                side: OpenSide::End,
+            } => f.write_str(
+                "it ends with added lines and no context after them, but the file goes on; add the lines that follow",
+            ),
+            Self::OpenEnded {
+                side: OpenSide::Start,
+            } => f.write_str(
+                "it starts with added lines and no context before them, but the file does not start there; add the lines that precede",
+            ),
         }
     }
 }

@@ -4,65 +4,13 @@
 
 use super::EngineError;
 use super::parse::{Hunk, HunkLine, ParsedPatch, parse_patch};
-
-/// An edit format [`super::apply_patch_to_text`] reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum PatchFormat {
-    /// A unified diff (`@@ -a,b +c,d @@` hunks, optional `---`/`+++` headers).
-    Unified,
-    /// The Codex CLI `apply_patch` envelope (`*** Begin Patch` … `*** End Patch`).
-    CodexEnvelope,
-    /// Aider-style `<<<<<<< SEARCH` / `=======` / `>>>>>>> REPLACE` blocks.
-    SearchReplace,
-}
-
-impl PatchFormat {
-    /// The format of `patch`: a line `*** Begin Patch` (or a first non-blank line that is one
-    /// with whitespace around it) makes it a Codex envelope, a line `<<<<<<< SEARCH` SEARCH/REPLACE
-    /// blocks, anything else a unified diff. Markers must start their line, so a unified diff
-    /// whose context shows one stays a unified diff.
-    pub fn detect(patch: &str) -> Self {
-        if patch.lines().map(str::trim).find(|l| !l.is_empty()) == Some(CODEX_BEGIN) {
-            return Self::CodexEnvelope;
-        }
-        let mut lines = patch.lines().map(str::trim_end);
-        lines
-            .find_map(|l| match l {
-                CODEX_BEGIN => Some(Self::CodexEnvelope),
-                SR_SEARCH => Some(Self::SearchReplace),
-                _ => None,
-            })
-            .unwrap_or(Self::Unified)
-    }
-
-    /// A stable lowercase name (`unified`, `codex_envelope`, `search_replace`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Unified => "unified",
-            Self::CodexEnvelope => "codex_envelope",
-            Self::SearchReplace => "search_replace",
-        }
-    }
-}
-
-impl std::fmt::Display for PatchFormat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-const CODEX_BEGIN: &str = "*** Begin Patch";
-const CODEX_END: &str = "*** End Patch";
-const CODEX_EOF: &str = "*** End of File";
-const SR_SEARCH: &str = "<<<<<<< SEARCH";
-const SR_DIVIDER: &str = "=======";
-const SR_REPLACE: &str = ">>>>>>> REPLACE";
+pub use papayu_validate::PatchFormat;
+use papayu_validate::{CODEX_BEGIN, CODEX_END, CODEX_EOF, SR_DIVIDER, SR_REPLACE, SR_SEARCH};
 
 /// Stated lines for hunks that carry none: far past any real file, and far apart, so that no
 /// hunk is ever trusted at a stated line and the previous hunk's drift cannot carry the next
 /// one onto a real line. They are placed only where their old lines match uniquely.
-const NOWHERE: usize = 1 << 40;
+pub(crate) const NOWHERE: usize = 1 << 40;
 
 /// What one file section of a Codex envelope does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,7 +45,6 @@ pub struct CodexFile {
 /// must hold exactly one `*** Update File:` (or `*** Add File:`) section here.
 pub(crate) fn parse_as(patch: &str, format: PatchFormat) -> Result<ParsedPatch, EngineError> {
     match format {
-        PatchFormat::Unified => parse_patch(patch),
         PatchFormat::SearchReplace => parse_search_replace(patch),
         PatchFormat::CodexEnvelope => {
             let files = parse_codex(patch)?;
@@ -121,6 +68,9 @@ pub(crate) fn parse_as(patch: &str, format: PatchFormat) -> Result<ParsedPatch, 
                 )),
             }
         }
+        // `Unified`, and any format papayu-validate learns before this engine reads it: the
+        // unified parser rejects what is not a diff with the stable code.
+        _ => parse_patch(patch),
     }
 }
 
@@ -271,7 +221,9 @@ fn parse_search_replace(patch: &str) -> Result<ParsedPatch, EngineError> {
         .into_iter()
         .enumerate()
         .map(|(k, (start, body, flags))| {
-            let empty_search = !body.iter().any(|l| matches!(l, HunkLine::Remove(_)));
+            // Only an empty SEARCH: a block that keeps all of its SEARCH text and adds lines
+            // around it must still be found uniquely, not trusted at line 0.
+            let empty_search = body.iter().all(|l| matches!(l, HunkLine::Add(_)));
             // Stated lines in decreasing order mark the blocks as unordered, so a SEARCH text
             // found at several places is ambiguous rather than placed by the blocks' order. An
             // empty SEARCH (a new file's text) states line 0: it fits only an empty text.

@@ -31,7 +31,7 @@ use std::borrow::Cow;
 
 use papayu_protocol::{Action, ActionKind, sha256_hex};
 
-pub use error::{EngineError, HunkFailure, SimilarLine};
+pub use error::{EngineError, HunkFailure, OpenSide, SimilarLine};
 pub use formats::{CodexFile, CodexOp, PatchFormat, parse_codex};
 pub use parse::{Hunk, HunkLine, ParsedPatch, parse_patch};
 

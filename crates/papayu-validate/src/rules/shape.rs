@@ -5,9 +5,9 @@ use papayu_protocol::{Action, ActionKind, ErrorCode, ProtocolVersion};
 use super::action::{check_base, check_binary};
 use super::{MAX_EDIT_BYTES, MAX_EDITS, Sink};
 use crate::content::find_placeholder;
+use crate::formats::check_patch_shape;
 use crate::path::RelPath;
 use crate::policy::Policy;
-use crate::unified::parse_unified_diff;
 
 pub(super) fn check_shape(
     sink: &mut Sink<'_>,
@@ -78,14 +78,9 @@ pub(super) fn check_shape(
                 ),
                 Some(p) => {
                     if !check_binary(sink, i, "patch", p)
-                        && let Err(e) = parse_unified_diff(p)
+                        && let Err(e) = check_patch_shape(p)
                     {
-                        sink.field(
-                            i,
-                            "patch",
-                            ErrorCode::PatchNotUnified,
-                            format!("`patch` is not a unified diff: {e}"),
-                        );
+                        sink.field(i, "patch", ErrorCode::PatchNotUnified, e.to_string());
                     }
                 }
             }

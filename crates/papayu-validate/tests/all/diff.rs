@@ -77,3 +77,41 @@ fn hunk_contents_and_counts() {
     let wrong = parse_unified_diff("@@ -1,5 +1,2 @@\n a\n-b\n").unwrap();
     assert!(!wrong[0].counts_match());
 }
+
+#[test]
+fn envelope_shapes_name_format_line_and_reason() {
+    use papayu_validate::{EnvelopeReason, PatchFormat, PatchShapeError, check_patch_shape};
+    let err = |text: &str| match check_patch_shape(text) {
+        Err(PatchShapeError::Envelope {
+            format,
+            line,
+            reason,
+        }) => (format, line, reason),
+        other => panic!("{text:?}: {other:?}"),
+    };
+    assert_eq!(
+        err("*** Begin Patch\n*** Delete File: a\n*** End Patch\n"),
+        (PatchFormat::CodexEnvelope, 2, EnvelopeReason::Delete)
+    );
+    assert_eq!(
+        err("*** Begin Patch\n*** Update File: a\n@@\n-x\n"),
+        (PatchFormat::CodexEnvelope, 5, EnvelopeReason::NoEnd)
+    );
+    assert_eq!(
+        err("note\n<<<<<<< SEARCH\nx\n=======\ny\n"),
+        (PatchFormat::SearchReplace, 2, EnvelopeReason::Unclosed)
+    );
+    let msg = check_patch_shape("<<<<<<< SEARCH\nx\n<<<<<<< SEARCH\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("search_replace") && msg.contains("line 3"),
+        "{msg}"
+    );
+    // A unified diff keeps the message it always had.
+    let msg = check_patch_shape("change x").unwrap_err().to_string();
+    assert!(
+        msg.starts_with("`patch` is not a unified diff: line 1"),
+        "{msg}"
+    );
+}

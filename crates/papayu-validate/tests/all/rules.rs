@@ -270,6 +270,29 @@ fn patch_shape() {
         &["0:ERR_PATCH_NOT_UNIFIED"],
     );
     check(&one(p(json!("@@ -1 +1 @@\n-x\n+y\n"), SHA)), &v2(), &[]);
+    // The single-file forms the engine reads validate too; a malformed one keeps the code.
+    let codex = "*** Begin Patch\n*** Update File: src/lib.rs\n@@ fn a\n x\n-y\n+z\n*** End of File\n*** End Patch\n";
+    check(&one(p(json!(codex), SHA)), &v2(), &[]);
+    let add = "*** Begin Patch\n*** Add File: src/lib.rs\n+x\n*** End Patch\n";
+    check(&one(p(json!(add), SHA)), &v2(), &[]);
+    let blocks = "src/lib.rs\n```\n<<<<<<< SEARCH\ny\n=======\nz\n>>>>>>> REPLACE\n```\n";
+    check(&one(p(json!(blocks), SHA)), &v2(), &[]);
+    for malformed in [
+        "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-y\n+z\n",
+        "*** Begin Patch\n*** Update File: a\n-y\n*** Update File: b\n-y\n*** End Patch\n",
+        "*** Begin Patch\n*** Delete File: src/lib.rs\n*** End Patch\n",
+        "*** Begin Patch\n*** Update File: a\n*** Move to: b\n-y\n+z\n*** End Patch\n",
+        "*** Begin Patch\n*** Update File: src/lib.rs\n*** End Patch\n",
+        "*** Begin Patch\n*** Update File: src/lib.rs\nprose\n*** End Patch\n",
+        "<<<<<<< SEARCH\ny\n=======\nz\n",
+        "<<<<<<< SEARCH\ny\n>>>>>>> REPLACE\n",
+    ] {
+        check(
+            &one(p(json!(malformed), SHA)),
+            &v2(),
+            &["0:ERR_PATCH_NOT_UNIFIED"],
+        );
+    }
     check(
         &one(p(json!(DIFF), &SHA.to_uppercase())),
         &v2(),

@@ -112,3 +112,64 @@ pub(super) fn conflicts_at(file: &[&str], old: &[&str], p: usize) -> bool {
     }
     total >= 2 && hit * 2 >= total
 }
+
+/// Few enough significant old lines that a match elsewhere is weak evidence of the place: at
+/// most one (context included), or at most three in a hunk without context (its `-` lines are
+/// all it has; a longer removed block matching exactly elsewhere is evidence enough).
+pub(super) fn weak(old: &[&str], zero_context: bool) -> bool {
+    let significant = old.iter().filter(|o| significant(o)).count();
+    significant <= if zero_context { 3 } else { 1 }
+}
+
+/// A weakly evidenced hunk found at `found` away from its stated line: some line nearer the
+/// stated line than `found` reads like one of its significant old lines (the same text, one
+/// extending the other, or the same but for a short middle). Someone else may have edited the
+/// intended place, and the exact match is a look-alike.
+pub(super) fn lookalike_nearer(file: &[&str], old: &[&str], found: usize, stated: usize) -> bool {
+    let d = found.abs_diff(stated);
+    lookalike_within(
+        file,
+        old,
+        found,
+        stated.saturating_sub(d),
+        stated.saturating_add(d),
+    )
+}
+
+/// A line in `lo..hi + old.len()`, outside the match at `found`, that reads like one of the
+/// significant old lines (see [`lookalike_nearer`]).
+pub(super) fn lookalike_within(
+    file: &[&str],
+    old: &[&str],
+    found: usize,
+    lo: usize,
+    hi: usize,
+) -> bool {
+    let hi = hi.saturating_add(old.len()).min(file.len());
+    let probes: Vec<&str> = old
+        .iter()
+        .map(|o| o.trim())
+        .filter(|o| significant(o))
+        .collect();
+    (lo..hi)
+        .filter(|j| !(found..found + old.len()).contains(j))
+        .any(|j| {
+            let f = file[j].trim();
+            significant(f) && probes.iter().any(|o| alike(f, o))
+        })
+}
+
+pub(super) fn alike(a: &str, b: &str) -> bool {
+    if a.starts_with(b) || b.starts_with(a) {
+        return true;
+    }
+    let prefix = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let suffix = a
+        .bytes()
+        .rev()
+        .zip(b.bytes().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let longest = a.len().max(b.len());
+    (prefix + suffix).min(longest) * 10 >= longest * 8
+}

@@ -1,6 +1,7 @@
 //! Placing hunks: stated line, unique relocation, whitespace-tolerant tiers; ambiguity is an error.
 //! Touches only one document's lines and one parsed patch, in memory; never the disk.
 
+mod guards;
 mod matching;
 mod nearest;
 mod order;
@@ -9,7 +10,8 @@ mod reindent;
 
 use super::parse::{Hunk, HunkLine, ParsedPatch};
 use super::text::{Doc, Eol, Line, key};
-use super::{EngineError, HunkFailure, HunkReport, HunkTier, SimilarLine};
+use super::{EngineError, HunkFailure, HunkReport, HunkTier, OpenSide, SimilarLine};
+use guards::{moved, open_side, weak_lookalike, zero_context_lookalikes};
 use matching::{Cmp, conflicts_at, find_all, matches_at};
 use nearest::{nearest, window};
 use order::{Deferred, resolve_by_order};
@@ -30,6 +32,8 @@ struct Placed {
     tier: HunkTier,
     reindent: Reindent,
     realign: Realign,
+    /// Placed away from both its stated line and the line the drift predicts.
+    moved: bool,
 }
 
 /// At most this many candidate places are considered for a deferred hunk.
@@ -53,14 +57,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
     let mut placed: Vec<Placed> = Vec::with_capacity(patch.hunks.len());
     let mut deferred: Vec<Deferred<'a>> = Vec::new();
     for (index, h) in patch.hunks.iter().enumerate() {
-        let old: Vec<&str> = h
-            .lines
-            .iter()
-            .filter_map(|l| match l {
-                HunkLine::Context(t) | HunkLine::Remove(t) => Some(t.as_str()),
-                HunkLine::Add(_) => None,
-            })
-            .collect();
+        let old = old_lines(h);
         let fail = |reason: HunkFailure, near: Vec<SimilarLine>| EngineError::HunkFailed {
             index,
             header: h.header.clone(),
@@ -111,6 +108,11 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
                 found = Some((p, cmp.tier(false), cmp));
                 break;
             }
+            // A hunk marked as reaching the end of the file (`*** End of File`) belongs there
+            // or nowhere: a copy of its lines elsewhere is not its place.
+            if h.at_eof {
+                continue;
+            }
             let all = find_all(&file, &old, cmp, 8);
             match all.len() {
                 0 => continue,
@@ -118,6 +120,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
                     let p = all[0];
                     if conflicts_at(&file, &old, adjusted)
                         || (adjusted != stated && conflicts_at(&file, &old, stated))
+                        || weak_lookalike(&file, &old, zero_context, p, [stated, adjusted])
                     {
                         return Err(fail(
                             HunkFailure::Conflict,
@@ -158,13 +161,17 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
         }
         let (pos, tier, cmp, realigned) = match found {
             Some((pos, tier, cmp)) => (pos, tier, cmp, Realign::default()),
+            None if h.at_eof => {
+                return Err(fail(HunkFailure::NoMatch, window(&file, stated, old.len())));
+            }
             None => match realign(&file, h) {
                 Realigned::One(pos, r) => {
                     let far = |q: usize| pos.abs_diff(q) > 2;
-                    if far(adjusted)
+                    if (far(adjusted)
                         && far(stated)
                         && (conflicts_at(&file, &old, adjusted)
-                            || conflicts_at(&file, &old, stated))
+                            || conflicts_at(&file, &old, stated)))
+                        || weak_lookalike(&file, &old, false, pos, [stated, adjusted])
                     {
                         return Err(fail(
                             HunkFailure::Conflict,
@@ -209,6 +216,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             tier,
             reindent,
             realign: realigned,
+            moved: moved(pos, [stated, adjusted]),
         });
     }
 
@@ -222,8 +230,10 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             nearest: near,
         };
         let pos = d.candidates[0];
+        let zero_context = !h.lines.iter().any(|l| matches!(l, HunkLine::Context(_)));
         if conflicts_at(&file, &d.old, d.adjusted)
             || (d.adjusted != d.stated && conflicts_at(&file, &d.old, d.stated))
+            || weak_lookalike(&file, &d.old, zero_context, pos, [d.stated, d.adjusted])
         {
             return Err(fail(
                 HunkFailure::Conflict,
@@ -245,6 +255,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             tier,
             reindent,
             realign: Realign::default(),
+            moved: moved(pos, [d.stated, d.adjusted]),
         });
     }
 
@@ -267,6 +278,25 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             tier: HunkTier::Exact,
             reindent: Reindent::Keep,
             realign: Realign::default(),
+            moved: false,
+        });
+    }
+
+    zero_context_lookalikes(&file, patch, &placed, out_of_order)?;
+    if let Some((p, side)) = placed.iter().find_map(|p| {
+        let side = open_side(&patch.hunks[p.index])?;
+        let inside = match side {
+            OpenSide::End => p.pos + p.old_len < n,
+            OpenSide::Start => p.pos > 0,
+        };
+        inside.then_some((p, side))
+    }) {
+        let h = &patch.hunks[p.index];
+        return Err(EngineError::HunkFailed {
+            index: p.index,
+            header: h.header.clone(),
+            reason: HunkFailure::OpenEnded { side },
+            nearest: window(&file, p.pos, p.old_len),
         });
     }
 
@@ -367,6 +397,17 @@ fn patch_eol_intended(doc: &Doc<'_>, p: &Placed, h: &Hunk) -> bool {
         old_i += 1;
     }
     compared
+}
+
+/// The hunk's old side: its context and `-` lines.
+fn old_lines(h: &Hunk) -> Vec<&str> {
+    h.lines
+        .iter()
+        .filter_map(|l| match l {
+            HunkLine::Context(t) | HunkLine::Remove(t) => Some(t.as_str()),
+            HunkLine::Add(_) => None,
+        })
+        .collect()
 }
 
 fn plus1(v: &[usize]) -> Vec<usize> {

@@ -1,7 +1,7 @@
 //! Placing a hunk that is one line off the file (a phantom context line or an omitted file line).
 
 use super::super::text::key;
-use super::matching::{Cmp, find_all, matches_at, significant};
+use super::matching::{Cmp, alike, find_all, matches_at, significant};
 use super::{AMBIGUITY_LIMIT, Hunk, HunkLine};
 
 /// How a hunk's body is read against the file when it is one line off (see [`realign`]).
@@ -39,6 +39,8 @@ pub(super) fn realign(file: &[&str], h: &Hunk) -> Realigned {
         })
         .collect();
     let mut found: Vec<(usize, Realign)> = Vec::new();
+    // An alignment that exists but whose outcome is a guess: never the only one.
+    let mut refused = false;
     // A hunk without context has nothing to align by.
     if !olds.iter().any(|o| o.2) {
         return Realigned::None;
@@ -47,12 +49,13 @@ pub(super) fn realign(file: &[&str], h: &Hunk) -> Realigned {
         let v: Vec<&str> = lines.collect();
         v.len() >= 2 && v.iter().any(|t| significant(t))
     };
-    // A phantom interior context line: drop it; a run of identical context lines is one choice.
-    // An edge line is never phantom: a changed first or last context line is a conflicting
-    // edit, and dropping it would only shrink the evidence.
+    // A phantom context line: drop it; a run of identical context lines is one choice. An
+    // edge line (first or last) is phantom only when the rest keeps two significant lines and
+    // the file line beside the match does not read like it: a changed edge line is a
+    // conflicting edit, an unrelated one (a blank, a line copied from elsewhere) is not.
     for (k, &(li, text, is_context)) in olds.iter().enumerate() {
-        let interior = k > 0 && k + 1 < olds.len();
-        if !is_context || !interior || olds[k - 1] == (li - 1, text, true) {
+        let edge = k == 0 || k + 1 == olds.len();
+        if !is_context || (k > 0 && olds[k - 1] == (li - 1, text, true)) {
             continue;
         }
         let rest: Vec<&str> = olds
@@ -61,17 +64,24 @@ pub(super) fn realign(file: &[&str], h: &Hunk) -> Realigned {
             .filter(|&(j, _)| j != k)
             .map(|(_, o)| o.1)
             .collect();
-        if !enough(&mut rest.iter().copied()) {
+        if !enough(&mut rest.iter().copied())
+            || (edge && rest.iter().filter(|t| significant(t)).count() < 2)
+        {
             continue;
         }
         for pos in find_all(file, &rest, Cmp::Exact, AMBIGUITY_LIMIT) {
-            found.push((
-                pos,
-                Realign {
-                    phantom: Some(li),
-                    omitted: None,
-                },
-            ));
+            let beside = if k == 0 {
+                pos.checked_sub(1).and_then(|j| file.get(j))
+            } else {
+                file.get(pos + rest.len())
+            };
+            let r = Realign {
+                phantom: Some(li),
+                omitted: None,
+            };
+            // an edited edge line is as good as a conflicting edit
+            refused |= edge && beside.is_some_and(|b| edited(b, text));
+            found.push((pos, r));
         }
     }
     // An omitted file line between old lines `g - 1` and `g`.
@@ -91,9 +101,13 @@ pub(super) fn realign(file: &[&str], h: &Hunk) -> Realigned {
                 let (before, after) = (olds[g - 1], olds[g]);
                 // Beside a context line, and with no `+` line between (the file line's place
                 // among them would be a guess): else both outcomes are possible, ambiguous.
-                if after.0 - before.0 > 1 || !(before.2 || after.2) {
+                // Except `+` lines followed by a `-` line: a diff writes a change's `-` lines
+                // first, so a `-` after `+` lines starts another change and a context line
+                // stood between them — the omitted one.
+                let adds_between = after.0 - before.0 > 1;
+                if (adds_between && after.2) || !(adds_between || before.2 || after.2) {
                     found.push((pos, Realign::default()));
-                    found.push((pos, Realign::default()));
+                    refused = true;
                     continue;
                 }
                 let at = after.0;
@@ -110,9 +124,82 @@ pub(super) fn realign(file: &[&str], h: &Hunk) -> Realigned {
             }
         }
     }
+    let starts = || found.iter().map(|f| f.0).collect();
     match found.as_slice() {
         [] => Realigned::None,
+        _ if refused => Realigned::Many(starts()),
         [(pos, r)] => Realigned::One(*pos, *r),
-        _ => Realigned::Many(found.iter().map(|f| f.0).collect()),
+        // Several readings that all produce the same text (a phantom last line or an omitted
+        // line after the last change) are one outcome.
+        [(pos, r), rest @ ..] => {
+            let start = found.iter().map(|f| f.0).min().unwrap_or(*pos);
+            let end = found
+                .iter()
+                .map(|(p, r)| p + old_len(h, r))
+                .max()
+                .unwrap_or(*pos);
+            let first = outcome(file, h, *pos, *r, start, end);
+            if rest
+                .iter()
+                .all(|(p, r)| outcome(file, h, *p, *r, start, end) == first)
+            {
+                Realigned::One(*pos, *r)
+            } else {
+                Realigned::Many(starts())
+            }
+        }
     }
+}
+
+/// How many file lines the hunk covers when read with `r`.
+pub(super) fn old_len(h: &Hunk, r: &Realign) -> usize {
+    let old = h
+        .lines
+        .iter()
+        .filter(|l| !matches!(l, HunkLine::Add(_)))
+        .count();
+    old + usize::from(r.omitted.is_some()) - usize::from(r.phantom.is_some())
+}
+
+/// The lines `start..end` of the file become when the hunk is applied at `pos` read with `r`.
+fn outcome<'a>(
+    file: &[&'a str],
+    h: &'a Hunk,
+    pos: usize,
+    r: Realign,
+    start: usize,
+    end: usize,
+) -> Vec<&'a str> {
+    let mut out: Vec<&'a str> = file[start.min(pos)..pos].to_vec();
+    let mut at = pos;
+    for (li, l) in h.lines.iter().enumerate() {
+        if r.omitted == Some(li) {
+            out.extend(file.get(at).copied());
+            at += 1;
+        }
+        if r.phantom == Some(li) {
+            continue;
+        }
+        match l {
+            HunkLine::Context(_) => {
+                out.extend(file.get(at).copied());
+                at += 1;
+            }
+            HunkLine::Remove(_) => at += 1,
+            HunkLine::Add(t) => out.push(t.as_str()),
+        }
+    }
+    out.extend(
+        file.get(at..end.max(at))
+            .unwrap_or_default()
+            .iter()
+            .copied(),
+    );
+    out
+}
+
+/// The file line `file_line` reads as an edited copy of the hunk's line `patch_line`.
+fn edited(file_line: &str, patch_line: &str) -> bool {
+    let (f, p) = (key(file_line).trim(), key(patch_line).trim());
+    !p.is_empty() && f != p && alike(f, p)
 }

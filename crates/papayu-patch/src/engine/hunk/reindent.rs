@@ -61,7 +61,7 @@ pub(super) fn reindent_for(region: &[&str], old: &[&str], h: &Hunk) -> Option<Re
     let mut table: Vec<(String, String, usize)> = Vec::new();
     for (p, f) in &pairs {
         match table.iter_mut().find(|(tp, _, _)| tp == p) {
-            Some((_, tf, _)) if tf != f => return None,
+            Some((_, tf, _)) if tf != f => return kept_by_majority(&pairs),
             Some((_, _, seen)) => *seen += 1,
             None => table.push(((*p).to_owned(), (*f).to_owned(), 1)),
         }
@@ -80,8 +80,18 @@ pub(super) fn reindent_for(region: &[&str], old: &[&str], h: &Hunk) -> Option<Re
     }
 }
 
+/// Matched lines that disagree on a mapping: when most of them (at least two) kept their
+/// indentation, the others are lines the model copied with drifted whitespace, not a moved
+/// block, and the `+` lines are kept as written; otherwise there is no trustworthy answer.
+fn kept_by_majority(pairs: &[(&str, &str)]) -> Option<Reindent> {
+    let same = pairs.iter().filter(|(p, f)| p == f).count();
+    (same >= 2 && same * 2 > pairs.len()).then_some(Reindent::Keep)
+}
+
 pub(super) fn reindent_line<'a>(t: &'a str, r: &Reindent) -> Cow<'a, str> {
-    if t.trim().is_empty() {
+    // An empty line gains no trailing whitespace; a whitespace-only line is indentation the
+    // model wrote at the block's depth, so it moves with the block.
+    if t.is_empty() {
         return Cow::Borrowed(t);
     }
     match r {
