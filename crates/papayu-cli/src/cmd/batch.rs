@@ -160,30 +160,27 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     Ok(if all_ok { Exit::Ok } else { Exit::Failure })
 }
 
-/// The batch's table for people, in this process's language (English is the library's
-/// `batch::render_table` word for word; outcomes and codes stay as the JSON has them).
+/// The batch's table for people, in this process's language: the library's rows
+/// (`batch::render_table`; outcomes and codes stay as the JSON has them) under a translated
+/// header and over a translated total, so English is the library's table byte for byte.
 fn render_table(rows: &[BatchRow]) -> String {
-    let mut out = vec![format!(
+    let table = batch::render_table(rows);
+    let body: Vec<&str> = table.lines().skip(1).take(rows.len()).collect();
+    let header = format!(
         "{:>3}  {:<11} {:>8}  {:<22} {}",
         "#",
         crate::tr!("batch-col-outcome"),
         crate::tr!("batch-col-attempts"),
         crate::tr!("batch-col-code"),
         crate::tr!("batch-col-goal")
-    )];
-    for (i, r) in rows.iter().enumerate() {
-        let goal: String = r.goal.chars().take(60).collect();
-        out.push(format!(
-            "{:>3}  {:<11} {:>8}  {:<22} {goal}",
-            i + 1,
-            r.outcome,
-            r.attempts,
-            r.code.as_deref().unwrap_or("-")
-        ));
-    }
+    );
     let ok = rows.iter().filter(|r| r.succeeded()).count();
-    out.push(crate::tr!("batch-succeeded", ok = ok, total = rows.len()));
-    out.join("\n")
+    let total = crate::tr!("batch-succeeded", ok = ok, total = rows.len());
+    std::iter::once(header.as_str())
+        .chain(body)
+        .chain(std::iter::once(total.as_str()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[cfg(test)]

@@ -54,26 +54,16 @@ fn every_error_code_has_a_meaning_in_both_languages() {
 #[test]
 fn every_key_the_code_uses_exists() {
     let en = ids("en.ftl", EN);
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut used = BTreeSet::new();
-    let mut stack = vec![src];
-    while let Some(dir) = stack.pop() {
-        for entry in fs_err::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let text = fs_err::read_to_string(&path).unwrap();
-                // `tr!("key"`, not the end of another macro's name (`include_str!("…")`).
-                for (at, _) in text.match_indices("tr!(\"") {
-                    if text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
-                        continue;
-                    }
-                    let rest = &text[at + "tr!(\"".len()..];
-                    let key = rest.split('"').next().unwrap_or_default();
-                    used.insert((key.to_owned(), path.display().to_string()));
-                }
+    for (path, text) in sources("src") {
+        // `tr!("key"`, not the end of another macro's name (`include_str!("…")`).
+        for (at, _) in text.match_indices("tr!(\"") {
+            if text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                continue;
             }
+            let rest = &text[at + "tr!(\"".len()..];
+            let key = rest.split('"').next().unwrap_or_default();
+            used.insert((key.to_owned(), path.display().to_string()));
         }
     }
     // The macro's own documentation names a placeholder key.
@@ -167,37 +157,42 @@ fn printed_literals() -> Vec<(String, usize, String)> {
         "writeln!(",
         "write!(",
     ];
-    let cmd = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cmd");
     let mut found = Vec::new();
-    let mut stack = vec![cmd];
-    while let Some(dir) = stack.pop() {
-        for entry in fs_err::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let text = fs_err::read_to_string(&path).unwrap();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            for m in MACROS {
-                for (at, _) in text.match_indices(m) {
-                    // `eprintln!(` also contains `println!(`: only a macro's own name counts.
-                    if text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
-                        continue;
-                    }
-                    let line = text[..at].lines().count().max(1);
-                    let args = &text[at + m.len()..];
-                    for literal in literals_until_close(args) {
-                        found.push((name.clone(), line, literal));
-                    }
+    for (path, text) in sources("src/cmd") {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        for m in MACROS {
+            for (at, _) in text.match_indices(m) {
+                // `eprintln!(` also contains `println!(`: only a macro's own name counts.
+                if text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                    continue;
+                }
+                let line = text[..at].lines().count().max(1);
+                let args = &text[at + m.len()..];
+                for literal in literals_until_close(args) {
+                    found.push((name.clone(), line, literal));
                 }
             }
         }
     }
     found
+}
+
+/// Every `.rs` file under the crate's folder `dir`, with its text.
+fn sources(dir: &str) -> Vec<(std::path::PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)];
+    while let Some(dir) = stack.pop() {
+        for entry in fs_err::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = fs_err::read_to_string(&path).unwrap();
+                out.push((path, text));
+            }
+        }
+    }
+    out
 }
 
 /// The string literals (escapes kept) of `args` up to the `)` that closes the call, but for

@@ -111,25 +111,40 @@ fn on_a_terminal_enter_alone_is_no() {
 #[test]
 fn a_piped_y_applies_and_anything_else_declines() {
     for (answer, applied) in [("y\n", true), ("yes\n", true), ("n\n", false), ("", false)] {
-        let (dir, plans) = project();
-        let mut child = apply_plan(dir.path(), plans.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(answer.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let (stderr, success, written) = piped(None, answer);
         assert!(stderr.contains(QUESTION), "{answer:?}: {stderr}");
-        assert_eq!(out.status.success(), applied, "{answer:?}: {stderr}");
-        assert_eq!(dir.path().join("a.txt").exists(), applied, "{answer:?}");
+        assert_eq!(success, applied, "{answer:?}: {stderr}");
+        assert_eq!(written, applied, "{answer:?}");
     }
+}
+
+/// `papayu apply-plan` (with `PAPAYU_LANG=lang`) answered `answer` through a pipe: its stderr,
+/// whether it succeeded, whether the file was written.
+fn piped(lang: Option<&str>, answer: &str) -> (String, bool, bool) {
+    let (dir, plans) = project();
+    let mut cmd = apply_plan(dir.path(), plans.path());
+    if let Some(lang) = lang {
+        cmd.env("PAPAYU_LANG", lang);
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(answer.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (
+        stderr,
+        out.status.success(),
+        dir.path().join("a.txt").exists(),
+    )
 }
 
 /// In Russian the terminal prompt shows `[д/Н]` and takes `д` (a line), Enter alone is no.
@@ -150,24 +165,9 @@ fn on_a_russian_terminal_d_applies_and_enter_alone_is_no() {
 #[test]
 fn a_piped_d_applies_under_the_russian_prompt() {
     for (answer, applied) in [("д\n", true), ("да\n", true), ("y\n", true), ("н\n", false)] {
-        let (dir, plans) = project();
-        let mut child = apply_plan(dir.path(), plans.path())
-            .env("PAPAYU_LANG", "ru")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(answer.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let (stderr, success, written) = piped(Some("ru"), answer);
         assert!(stderr.contains("? [д/Н] "), "{answer:?}: {stderr}");
-        assert_eq!(out.status.success(), applied, "{answer:?}: {stderr}");
-        assert_eq!(dir.path().join("a.txt").exists(), applied, "{answer:?}");
+        assert_eq!(success, applied, "{answer:?}: {stderr}");
+        assert_eq!(written, applied, "{answer:?}");
     }
 }
