@@ -131,20 +131,27 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     } else if one.ok {
         for h in one.value["hunks"].as_array().into_iter().flatten() {
             println!(
-                "hunk {}: {} at line {} ({})",
-                h["index"].as_u64().unwrap_or(0) + 1,
-                h["tier"].as_str().unwrap_or(""),
-                h["old_start"],
-                h["header"].as_str().unwrap_or("")
+                "{}",
+                crate::tr!(
+                    "apply-patch-hunk",
+                    index = h["index"].as_u64().unwrap_or(0) + 1,
+                    tier = h["tier"].as_str().unwrap_or(""),
+                    line = h["old_start"].to_string(),
+                    header = h["header"].as_str().unwrap_or("")
+                )
             );
         }
         println!(
-            "applied to {}",
-            one.value["out"].as_str().unwrap_or_default()
+            "{}",
+            crate::tr!(
+                "apply-patch-applied-to",
+                path = one.value["out"].as_str().unwrap_or_default()
+            )
         );
     } else {
         eprintln!(
-            "papayu: rejected: {}",
+            "papayu: {}: {}",
+            crate::tr!("apply-patch-rejected"),
             one.value["error"].as_str().unwrap_or_default()
         );
     }

@@ -41,13 +41,18 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         return Ok(exit);
     }
     println!(
-        "--- raw answer ({}):\n{}",
-        outcome.completion.format, outcome.completion.text
+        "--- {}\n{}",
+        crate::tr!("ask-raw", format = outcome.completion.format.to_string()),
+        outcome.completion.text
     );
     match &outcome.parsed {
-        Some(r) => println!("--- parsed:\n{}", serde_json::to_string_pretty(r)?),
+        Some(r) => println!(
+            "--- {}\n{}",
+            crate::tr!("ask-parsed"),
+            serde_json::to_string_pretty(r)?
+        ),
         None => {
-            println!("--- rejected:");
+            println!("--- {}", crate::tr!("ask-rejected"));
             for v in &outcome.violations {
                 println!("  {v}");
             }

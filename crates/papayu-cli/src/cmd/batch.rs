@@ -87,7 +87,15 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
             continue;
         }
         if !global.json {
-            eprintln!("goal {}/{}: {goal}", rows.len() + 1, goals.len());
+            eprintln!(
+                "{}",
+                crate::tr!(
+                    "batch-goal",
+                    index = rows.len() + 1,
+                    total = goals.len(),
+                    goal = goal.as_str()
+                )
+            );
         }
         let progress = ProgressLine::new(global);
         let result = rt.block_on(agent.solve(goal, &options, None, &|p| progress.show(p)));
@@ -147,7 +155,55 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
             None => print_json(&body)?,
         }
     } else {
-        println!("{}", batch::render_table(&rows));
+        println!("{}", render_table(&rows));
     }
     Ok(if all_ok { Exit::Ok } else { Exit::Failure })
+}
+
+/// The batch's table for people, in this process's language: the library's rows
+/// (`batch::render_table`; outcomes and codes stay as the JSON has them) under a translated
+/// header and over a translated total, so English is the library's table byte for byte.
+fn render_table(rows: &[BatchRow]) -> String {
+    let table = batch::render_table(rows);
+    let body: Vec<&str> = table.lines().skip(1).take(rows.len()).collect();
+    let header = format!(
+        "{:>3}  {:<11} {:>8}  {:<22} {}",
+        "#",
+        crate::tr!("batch-col-outcome"),
+        crate::tr!("batch-col-attempts"),
+        crate::tr!("batch-col-code"),
+        crate::tr!("batch-col-goal")
+    );
+    let ok = rows.iter().filter(|r| r.succeeded()).count();
+    let total = crate::tr!("batch-succeeded", ok = ok, total = rows.len());
+    std::iter::once(header.as_str())
+        .chain(body)
+        .chain(std::iter::once(total.as_str()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use papayu_integrations::batch::{self, BatchRow};
+
+    /// The English table is the library's, byte for byte.
+    #[test]
+    fn english_table_is_the_librarys() {
+        let rows = vec![
+            BatchRow {
+                goal: "add a test".to_owned(),
+                outcome: "applied".to_owned(),
+                code: None,
+                attempts: 1,
+            },
+            BatchRow {
+                goal: "x".repeat(80),
+                outcome: "failed".to_owned(),
+                code: Some("ERR_PATCH_APPLY_FAILED".to_owned()),
+                attempts: 3,
+            },
+        ];
+        assert_eq!(super::render_table(&rows), batch::render_table(&rows));
+    }
 }

@@ -70,7 +70,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
             Err(e) => {
                 ok = false;
                 if !global.json {
-                    eprintln!("refused: {e}");
+                    eprintln!("{}", crate::tr!("commands-refused", error = e.to_string()));
                 }
                 report.push(
                     serde_json::json!({"line": line, "refused": e.to_string(), "code": e.code()}),
@@ -99,14 +99,12 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
                 if !global.json {
                     print!("{}", done.stdout);
                     eprint!("{}", done.stderr);
-                    println!(
-                        "$ {shown}: {}",
-                        match (done.timed_out, done.exit_code) {
-                            (true, _) => "timed out".to_owned(),
-                            (false, Some(c)) => format!("exit {c}"),
-                            (false, None) => "killed".to_owned(),
-                        }
-                    );
+                    let how = match (done.timed_out, done.exit_code) {
+                        (true, _) => crate::tr!("commands-timed-out"),
+                        (false, Some(c)) => crate::tr!("commands-exit", code = c),
+                        (false, None) => crate::tr!("commands-killed"),
+                    };
+                    println!("$ {shown}: {how}");
                 }
                 report.push(serde_json::json!({"line": line, "command": shown, "ran": true, "result": done}));
             }
@@ -124,7 +122,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     if global.json {
         print_json(&serde_json::json!({"commands": report, "all_ok": ok}))?;
     } else if lines.is_empty() {
-        println!("no proposed commands");
+        println!("{}", crate::tr!("commands-none"));
     }
     Ok(if ok { Exit::Ok } else { Exit::Failure })
 }

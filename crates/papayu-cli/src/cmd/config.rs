@@ -126,7 +126,7 @@ fn shown_json(s: &Shown) -> Value {
 /// A setting's value as `config show` prints it.
 pub fn value_text(s: &Shown) -> String {
     match &s.value {
-        Value::Null => "(none)".to_owned(),
+        Value::Null => crate::tr!("config-none"),
         Value::String(v) => v.clone(),
         v => v.to_string(),
     }
@@ -136,9 +136,20 @@ pub fn value_text(s: &Shown) -> String {
 pub fn source_text(s: &Shown) -> String {
     match (&s.origin, s.source) {
         (Some(origin), Source::User | Source::Project | Source::Env | Source::Flag) => {
-            format!("{} {origin}", s.source)
+            format!("{} {origin}", source_name(s.source))
         }
-        _ => s.source.to_string(),
+        _ => source_name(s.source),
+    }
+}
+
+/// A layer's name for people (`Source::as_str` is the JSON's).
+fn source_name(source: Source) -> String {
+    match source {
+        Source::Default => crate::tr!("config-source-default"),
+        Source::User => crate::tr!("config-source-user"),
+        Source::Project => crate::tr!("config-source-project"),
+        Source::Env => crate::tr!("config-source-env"),
+        Source::Flag => crate::tr!("config-source-flag"),
     }
 }
 
@@ -206,12 +217,16 @@ fn edit(
     } else {
         match value {
             Some(v) => println!("{path}: {key} = {v}"),
-            None => println!("{path}: {key} removed"),
+            None => println!("{path}: {key} {}", crate::tr!("config-removed")),
         }
         if let Some(var) = keys::find(key).and_then(|k| k.var)
             && layers::env_map().contains_key(var)
         {
-            eprintln!("papayu: note: {var} is set and overrides the files");
+            eprintln!(
+                "papayu: {}: {}",
+                crate::tr!("note-word"),
+                crate::tr!("config-env-overrides", var = var)
+            );
         }
     }
     Ok(Exit::Ok)
@@ -231,8 +246,16 @@ fn path(global: &Global) -> Result<Exit> {
         print_json(&json!({ "files": doc }))?;
     } else {
         for (which, p) in &files {
-            let state = if p.is_file() { "" } else { " (absent)" };
-            println!("{which:<8} {p}{state}");
+            let state = if p.is_file() {
+                String::new()
+            } else {
+                format!(" {}", crate::tr!("config-absent"))
+            };
+            let label = match *which {
+                "user" => source_name(Source::User),
+                _ => source_name(Source::Project),
+            };
+            println!("{label:<8} {p}{state}");
         }
     }
     Ok(Exit::Ok)

@@ -140,10 +140,8 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
                         "{}",
                         crate::tr!("doctor-no-provider", problem = e.to_string())
                     );
-                    println!(
-                        "Set PAPAYU_LLM_API_URL and PAPAYU_LLM_MODEL (and PAPAYU_LLM_API_KEY for hosted APIs),"
-                    );
-                    println!("or run a local model: scripts/local-llm.sh serve 8080, then");
+                    println!("{}", crate::tr!("doctor-set-provider"));
+                    println!("{}", crate::tr!("doctor-or-local"));
                     println!(
                         "  PAPAYU_LLM_API_URL=http://127.0.0.1:8080/v1 PAPAYU_LLM_MODEL=smollm2 papayu doctor"
                     );
@@ -169,13 +167,22 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         crate::json::print(&crate::json::document(ok, failure_code(&report), doc));
     } else {
         println!(
-            "checks and tests run: {}",
-            confinement(&config)["describe"]
-                .as_str()
-                .unwrap_or_default()
+            "{}",
+            crate::tr!(
+                "doctor-checks-run",
+                how = confinement(&config)["describe"]
+                    .as_str()
+                    .unwrap_or_default()
+            )
         );
         println!("{}", config_table(global, &config)?);
-        println!("integrations: {}", crate::cmd::research::doctor_section());
+        println!(
+            "{}",
+            crate::tr!(
+                "doctor-integrations",
+                section = crate::cmd::research::doctor_section().to_string()
+            )
+        );
         println!("{}", providers_table(&report));
         anstream::println!(
             "{}",
@@ -229,42 +236,48 @@ fn local(
         });
         crate::json::print(&crate::json::document(ok, code, doc));
     } else {
+        let implicit = if implicit { "yes" } else { "no" };
         println!(
-            "provider local (in-process llama.cpp){}",
-            if implicit {
-                ", chosen because no provider is configured"
-            } else {
-                ""
-            }
+            "{}",
+            crate::tr!("doctor-local-provider", implicit = implicit)
         );
-        println!(
-            "  checks and tests run: {}",
-            confinement(config)["describe"].as_str().unwrap_or_default()
-        );
-        println!("  model file: {}", entry.path.display());
-        println!("  size: {:.1} MB", entry.size as f64 / 1e6);
-        println!(
-            "  GGUF header: {}",
-            if entry.valid { "ok" } else { "PROBLEM" }
-        );
+        let how = confinement(config)["describe"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        println!("  {}", crate::tr!("doctor-checks-run", how = how));
+        let path = entry.path.display().to_string();
+        println!("  {}", crate::tr!("doctor-model-file", path = path));
+        let size = format!("{:.1}", entry.size as f64 / 1e6);
+        println!("  {}", crate::tr!("doctor-model-size", size = size));
+        let header = if entry.valid {
+            crate::tr!("doctor-ok")
+        } else {
+            crate::tr!("doctor-problem-word")
+        };
+        println!("  {}", crate::tr!("doctor-gguf-header", state = header));
         if let Some(sha) = entry.sha256_ok {
-            println!(
-                "  sha256 (default model): {}",
-                if sha { "ok" } else { "MISMATCH" }
-            );
+            let state = if sha {
+                crate::tr!("doctor-ok")
+            } else {
+                crate::tr!("doctor-mismatch")
+            };
+            println!("  {}", crate::tr!("doctor-sha256", state = state));
         }
         if let Some(p) = &entry.problem {
-            println!("  problem: {p}");
-        }
-        if !built {
             println!(
-                "  this papayu was built without the local provider: rebuild with `--features local`"
+                "  {}",
+                crate::tr!("doctor-problem", problem = p.to_string())
             );
         }
-        if let Some(p) = &probe {
-            println!("  probe: {}", serde_json::to_string(p)?);
+        if !built {
+            println!("  {}", crate::tr!("doctor-built-without-local"));
         }
-        println!("  configuration (effective, with where each value came from):");
+        if let Some(p) = &probe {
+            let probe = serde_json::to_string(p)?;
+            println!("  {}", crate::tr!("doctor-probe", probe = probe));
+        }
+        println!("  {}", crate::tr!("doctor-configuration"));
         println!("{}", config_table(global, config)?);
         anstream::println!(
             "\n{}",

@@ -71,7 +71,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     if global.json {
         print_json(&serde_json::json!({"findings": shown}))?;
     } else if shown.is_empty() {
-        println!("no findings (refresh with --refresh, or import a SARIF file with --import)");
+        println!("{}", crate::tr!("findings-none"));
     } else {
         for f in &shown {
             println!("{}", findings::line(f));

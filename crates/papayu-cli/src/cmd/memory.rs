@@ -7,6 +7,7 @@ use papayu_memory::Memory;
 use crate::cmd::session::{config_dir, print_json};
 use crate::exit::{Exit, UsageError};
 use crate::global::Global;
+use crate::tr;
 
 /// Show or change what papayu remembers about you and this project.
 #[derive(Debug, clap::Args)]
@@ -72,14 +73,23 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
                 doc["block"] = serde_json::Value::String(memory.block());
                 print_json(&doc)?;
             } else {
-                println!("user prefs:    {}", memory.user_file());
-                println!("project prefs: {}", memory.project_file());
+                println!(
+                    "{}",
+                    tr!("memory-user-prefs", path = memory.user_file().as_str())
+                );
+                println!(
+                    "{}",
+                    tr!(
+                        "memory-project-prefs",
+                        path = memory.project_file().as_str()
+                    )
+                );
                 println!("{}", serde_json::to_string_pretty(&memory.to_json())?);
                 let block = memory.block();
                 if block.is_empty() {
-                    println!("(nothing set: the model sees no memory block)");
+                    println!("{}", tr!("memory-empty"));
                 } else {
-                    println!("\nWhat the model sees:\n{block}");
+                    println!("\n{}\n{block}", tr!("memory-model-sees"));
                 }
             }
         }
@@ -100,7 +110,12 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
             if global.json {
                 print_json(&serde_json::json!({"key": key, "removed": removed}))?;
             } else {
-                println!("{key} {}", if removed { "removed" } else { "was not set" });
+                let state = if removed {
+                    tr!("memory-removed")
+                } else {
+                    tr!("memory-was-not-set")
+                };
+                println!("{key} {state}");
             }
         }
     }

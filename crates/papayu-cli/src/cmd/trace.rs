@@ -42,7 +42,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
                 if global.json {
                     print_json(&serde_json::json!({ "traces": list }))?;
                 } else if list.is_empty() {
-                    println!("no traces (set PAPAYU_TRACE=1 to record them)");
+                    println!("{}", crate::tr!("trace-none"));
                 } else {
                     for t in &list {
                         println!(

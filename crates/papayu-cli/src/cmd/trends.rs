@@ -43,10 +43,13 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         print_json(&found)?;
     } else {
         println!(
-            "{} ({} cards from {} domains)",
+            "{} {}",
             found.topic,
-            found.cards.len(),
-            found.domains.len()
+            crate::tr!(
+                "trends-header",
+                cards = found.cards.len(),
+                domains = found.domains.len()
+            )
         );
         for (i, card) in found.cards.iter().enumerate() {
             let date = card

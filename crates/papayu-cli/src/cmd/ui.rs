@@ -101,16 +101,14 @@ fn open_in_browser(server: &Server) {
         .and_then(|dir| Ok(server.write_launch_page(&dir)?));
     match page {
         Ok(page) => {
-            println!(
-                "Opening it in your browser through {} (only you can read that page; it is removed once the UI connects)",
-                page.url()
-            );
-            println!(
-                "(a sandboxed browser, snap or flatpak, may not be allowed to read it: then paste the URL above)"
-            );
+            println!("{}", crate::tr!("ui-opening", page = page.url()));
+            println!("{}", crate::tr!("ui-sandboxed-browser"));
             open_browser(page.url());
         }
-        Err(e) => eprintln!("papayu: no browser opened ({e:#}); open the URL above yourself"),
+        Err(e) => eprintln!(
+            "papayu: {}",
+            crate::tr!("ui-no-browser", error = format!("{e:#}"))
+        ),
     }
 }
 
@@ -143,7 +141,10 @@ fn stop_requested() -> impl Future<Output = ()> + Send + 'static {
 /// `file://` URL, never the tokened one (every local user can read the opener's command line).
 fn open_browser(url: &str) {
     if let Err(e) = opener::open_browser(url) {
-        eprintln!("papayu: could not start a browser ({e}); open the URL above yourself");
+        eprintln!(
+            "papayu: {}",
+            crate::tr!("ui-no-browser", error = e.to_string())
+        );
     }
 }
 
@@ -160,8 +161,11 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         let server = Server::bind(app, options).await?;
         let url = server.url();
         println!("papayu ui: {url}");
-        println!("project: {project}");
-        println!("(Ctrl-C stops the server; anyone with this URL can drive papayu as you)");
+        println!(
+            "{}",
+            crate::tr!("ui-project", project = project.to_string())
+        );
+        println!("{}", crate::tr!("ui-stop-hint"));
         let stop = stop_requested();
         if !args.no_open {
             open_in_browser(&server);

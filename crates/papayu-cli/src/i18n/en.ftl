@@ -256,3 +256,118 @@ criterion-fallback_rate_excluding_non_utf8 = fallback rate (ERR_NON_UTF8_FILE ex
 criterion-patch_apply_failed_rate = ERR_PATCH_APPLY_FAILED in < 1% of calls
 criterion-patch_apply_failed_repair_over_fallback = ERR_PATCH_APPLY_FAILED cured by repair more often than by fallback
 criterion-update_existing_forbidden = no fallback on ERR_V2_UPDATE_EXISTING_FORBIDDEN
+
+## analyze
+analyze-project = project { $root }
+analyze-size = { $files } files, { $bytes } bytes{ $truncated ->
+    [yes] {" "}(counting stopped at the limit)
+   *[no] {""}
+}
+analyze-languages = languages:
+analyze-files-word = files
+analyze-lines-word = lines
+analyze-none = none
+analyze-none-detected = none detected
+analyze-present = present
+analyze-manifests = manifests: { $list }
+analyze-test-command = test command: { $command }
+analyze-architecture = architecture summary: { $state }
+analyze-findings = findings: { $count }
+analyze-hot-spots = hot spots (papayu transactions):
+
+## config
+config-none = (none)
+config-removed = removed
+config-absent = (absent)
+config-env-overrides = { $var } is set and overrides the files
+config-source-default = default
+config-source-user = user
+config-source-project = project
+config-source-env = env
+config-source-flag = flag
+
+## memory
+memory-user-prefs = user prefs:    { $path }
+memory-project-prefs = project prefs: { $path }
+memory-empty = (nothing set: the model sees no memory block)
+memory-model-sees = What the model sees:
+memory-removed = removed
+memory-was-not-set = was not set
+
+## model
+model-catalogue = catalogue (`papayu model fetch NAME`):
+model-default = (default)
+model-cached = [cached]
+model-from = from { $source }
+model-cache = model cache: { $dir }
+model-cache-empty = (empty: `papayu model fetch` downloads the default model, { $name })
+model-ok-verified = ok, sha256 verified
+model-ok = ok
+model-problem = PROBLEM: { $problem }
+model-part = (part { $part } of { $parts })
+model-downloading = downloading { $file }{ $of }, { $size } MB, from { $url }…
+model-installed = installed { $name } at { $path } (sha256 verified)
+model-already-cached = { $name } is already cached at { $path } (sha256 verified)
+model-warming = preparing the local model's prompt cache (once, a few seconds)…
+model-warmed = prompt cache ready ({ $written } new, { $seconds } s)
+model-warm-failed = could not prepare the prompt cache ({ $error }); the first run decodes the prompt instead
+
+## commands, trace, findings, ask, recover
+commands-refused = refused: { $error }
+commands-timed-out = timed out
+commands-exit = exit { $code }
+commands-killed = killed
+commands-none = no proposed commands
+trace-none = no traces (set PAPAYU_TRACE=1 to record them)
+findings-none = no findings (refresh with --refresh, or import a SARIF file with --import)
+ask-raw = raw answer ({ $format }):
+ask-parsed = parsed:
+ask-rejected = rejected:
+recover-left-alone = left alone `{ $dir }`: { $reason }
+recover-unfinished = the rollback of { $tx } did not finish: { $error }; run `papayu recover` again once that is fixed
+
+## ui
+ui-opening = Opening it in your browser through { $page } (only you can read that page; it is removed once the UI connects)
+ui-sandboxed-browser = (a sandboxed browser, snap or flatpak, may not be allowed to read it: then paste the URL above)
+ui-no-browser = no browser opened ({ $error }); open the URL above yourself
+ui-project = project: { $project }
+ui-stop-hint = (Ctrl-C stops the server; anyone with this URL can drive papayu as you)
+
+## apply-patch, batch, sandbox-exec, trends
+apply-patch-hunk = hunk { $index }: { $tier } at line { $line } ({ $header })
+apply-patch-applied-to = applied to { $path }
+apply-patch-rejected = rejected
+apply-patch-nothing-written = rejected, nothing written
+apply-patch-applied-tx = applied: transaction { $tx } (undo with `papayu undo`)
+batch-goal = goal { $index }/{ $total }: { $goal }
+batch-col-outcome = outcome
+batch-col-attempts = attempts
+batch-col-code = code
+batch-col-goal = goal
+batch-succeeded = { $ok } of { $total } goals succeeded
+sandbox-unconfined = cannot confine ({ $reason }); running unconfined
+trends-header = ({ $cards } cards from { $domains } domains)
+# The suffix of a yes/no question (dialoguer shows its own `[y/N]` on an English terminal).
+confirm-suffix = [y/N]
+
+## doctor
+doctor-set-provider = Set PAPAYU_LLM_API_URL and PAPAYU_LLM_MODEL (and PAPAYU_LLM_API_KEY for hosted APIs),
+doctor-or-local = or run a local model: scripts/local-llm.sh serve 8080, then
+doctor-checks-run = checks and tests run: { $how }
+doctor-integrations = integrations: { $section }
+doctor-local-provider = provider local (in-process llama.cpp){ $implicit ->
+    [yes] , chosen because no provider is configured
+   *[no] {""}
+}
+doctor-model-file = model file: { $path }
+doctor-model-size = size: { $size } MB
+doctor-ok = ok
+doctor-problem-word = PROBLEM
+doctor-mismatch = MISMATCH
+doctor-gguf-header = GGUF header: { $state }
+doctor-sha256 = sha256 (default model): { $state }
+doctor-problem = problem: { $problem }
+doctor-built-without-local = this papayu was built without the local provider: rebuild with `--features local`
+doctor-probe = probe: { $probe }
+doctor-configuration = configuration (effective, with where each value came from):
+unit-mb = MB

@@ -281,3 +281,144 @@ criterion-fallback_rate_excluding_non_utf8 = доля откатов (без ERR
 criterion-patch_apply_failed_rate = ERR_PATCH_APPLY_FAILED меньше чем в 1% вызовов
 criterion-patch_apply_failed_repair_over_fallback = ERR_PATCH_APPLY_FAILED чаще лечится исправлением, чем откатом
 criterion-update_existing_forbidden = ни одного отката из-за ERR_V2_UPDATE_EXISTING_FORBIDDEN
+
+## analyze
+analyze-project = проект { $root }
+analyze-size = { $files } { $files ->
+    [one] файл
+    [few] файла
+   *[many] файлов
+}, { $bytes } { $bytes ->
+    [one] байт
+    [few] байта
+   *[many] байт
+}{ $truncated ->
+    [yes] {" "}(подсчёт остановлен на пределе)
+   *[no] {""}
+}
+analyze-languages = языки:
+analyze-files-word = { $count ->
+    [one] файл{"  "}
+    [few] файла{" "}
+   *[many] файлов
+}
+analyze-lines-word = { $count ->
+    [one] строка
+    [few] строки
+   *[many] строк
+}
+analyze-none = нет
+analyze-none-detected = не найдена
+analyze-present = есть
+analyze-manifests = манифесты: { $list }
+analyze-test-command = команда тестов: { $command }
+analyze-architecture = описание архитектуры: { $state }
+analyze-findings = находки: { $count }
+analyze-hot-spots = горячие точки (транзакции papayu):
+
+## config
+config-none = (нет)
+config-removed = удалён
+config-absent = (нет файла)
+config-env-overrides = задана { $var }, она важнее файлов
+config-source-default = по умолчанию
+config-source-user = пользователь
+config-source-project = проект
+config-source-env = окружение
+config-source-flag = флаг
+
+## memory
+memory-user-prefs = настройки пользователя: { $path }
+memory-project-prefs = настройки проекта:     { $path }
+memory-empty = (ничего не задано: модель не видит блока памяти)
+memory-model-sees = Что видит модель:
+memory-removed = удалён
+memory-was-not-set = не был задан
+
+## model
+model-catalogue = каталог (`papayu model fetch ИМЯ`):
+model-default = (по умолчанию)
+model-cached = [скачана]
+model-from = источник: { $source }
+model-cache = кэш моделей: { $dir }
+model-cache-empty = (пусто: `papayu model fetch` скачает модель по умолчанию, { $name })
+model-ok-verified = в порядке, sha256 проверен
+model-ok = в порядке
+model-problem = ПРОБЛЕМА: { $problem }
+model-part = (часть { $part } из { $parts })
+model-downloading = скачиваю { $file }{ $of }, { $size } МБ, из { $url }…
+model-installed = { $name } установлена в { $path } (sha256 проверен)
+model-already-cached = { $name } уже скачана: { $path } (sha256 проверен)
+model-warming = готовлю кэш промптов локальной модели (один раз, несколько секунд)…
+model-warmed = кэш промптов готов (новых: { $written }, { $seconds } с)
+model-warm-failed = не удалось подготовить кэш промптов ({ $error }); первый запуск декодирует промпт сам
+
+## commands, trace, findings, ask, recover
+commands-refused = отказано: { $error }
+commands-timed-out = время вышло
+commands-exit = код выхода { $code }
+commands-killed = процесс убит
+commands-none = предложенных команд нет
+trace-none = трасс нет (PAPAYU_TRACE=1 включает их запись)
+findings-none = находок нет (обновите с --refresh или импортируйте файл SARIF с --import)
+ask-raw = сырой ответ ({ $format }):
+ask-parsed = разобрано:
+ask-rejected = отклонено:
+recover-left-alone = не тронут `{ $dir }`: { $reason }
+recover-unfinished = откат { $tx } не завершён: { $error }; запустите `papayu recover` снова, когда это будет исправлено
+
+## ui
+ui-opening = Открываю в браузере через { $page } (эту страницу можете прочесть только вы; она удаляется, как только UI подключится)
+ui-sandboxed-browser = (браузеру в песочнице, snap или flatpak, её читать может быть запрещено: тогда вставьте URL выше)
+ui-no-browser = браузер не открыт ({ $error }); откройте URL выше сами
+ui-project = проект: { $project }
+ui-stop-hint = (Ctrl-C останавливает сервер; любой, у кого есть этот URL, может управлять papayu от вашего имени)
+
+## apply-patch, batch, sandbox-exec, trends
+apply-patch-hunk = фрагмент { $index }: { $tier } на строке { $line } ({ $header })
+apply-patch-applied-to = применено к { $path }
+apply-patch-rejected = отклонено
+apply-patch-nothing-written = отклонено, ничего не записано
+apply-patch-applied-tx = применено: транзакция { $tx } (отменить: `papayu undo`)
+batch-goal = цель { $index }/{ $total }: { $goal }
+batch-col-outcome = итог
+batch-col-attempts = попытки
+batch-col-code = код
+batch-col-goal = цель
+batch-succeeded = удалось { $ok } из { $total } { $total ->
+    [one] цели
+   *[other] целей
+}
+sandbox-unconfined = ограничить нельзя ({ $reason }); запуск без ограничений
+trends-header = ({ $cards ->
+    [one] { $cards } карточка
+    [few] { $cards } карточки
+   *[many] { $cards } карточек
+} из { $domains ->
+    [one] { $domains } домена
+   *[other] { $domains } доменов
+})
+# Суффикс вопроса да/нет: ответ «д» или «да» (а также y/yes), Enter — нет.
+confirm-suffix = [д/Н]
+
+## doctor
+doctor-set-provider = Задайте PAPAYU_LLM_API_URL и PAPAYU_LLM_MODEL (и PAPAYU_LLM_API_KEY для облачных API)
+doctor-or-local = или запустите локальную модель: scripts/local-llm.sh serve 8080, затем
+doctor-checks-run = проверки и тесты запускаются: { $how }
+doctor-integrations = интеграции: { $section }
+doctor-local-provider = провайдер local (llama.cpp в процессе){ $implicit ->
+    [yes] , выбран, потому что провайдер не настроен
+   *[no] {""}
+}
+doctor-model-file = файл модели: { $path }
+doctor-model-size = размер: { $size } МБ
+doctor-ok = в порядке
+doctor-problem-word = ПРОБЛЕМА
+doctor-mismatch = НЕ СОВПАДАЕТ
+doctor-gguf-header = заголовок GGUF: { $state }
+doctor-sha256 = sha256 (модель по умолчанию): { $state }
+doctor-problem = проблема: { $problem }
+doctor-built-without-local = этот papayu собран без локального провайдера: пересоберите с `--features local`
+doctor-probe = проба: { $probe }
+doctor-configuration = конфигурация (действующая, с источником каждого значения):
+unit-mb = МБ

@@ -54,26 +54,16 @@ fn every_error_code_has_a_meaning_in_both_languages() {
 #[test]
 fn every_key_the_code_uses_exists() {
     let en = ids("en.ftl", EN);
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut used = BTreeSet::new();
-    let mut stack = vec![src];
-    while let Some(dir) = stack.pop() {
-        for entry in fs_err::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let text = fs_err::read_to_string(&path).unwrap();
-                // `tr!("key"`, not the end of another macro's name (`include_str!("…")`).
-                for (at, _) in text.match_indices("tr!(\"") {
-                    if text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
-                        continue;
-                    }
-                    let rest = &text[at + "tr!(\"".len()..];
-                    let key = rest.split('"').next().unwrap_or_default();
-                    used.insert((key.to_owned(), path.display().to_string()));
-                }
+    for (path, text) in sources("src") {
+        // `tr!("key"`, not the end of another macro's name (`include_str!("…")`).
+        for (at, _) in text.match_indices("tr!(\"") {
+            if text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                continue;
             }
+            let rest = &text[at + "tr!(\"".len()..];
+            let key = rest.split('"').next().unwrap_or_default();
+            used.insert((key.to_owned(), path.display().to_string()));
         }
     }
     // The macro's own documentation names a placeholder key.
@@ -154,4 +144,185 @@ fn a_coded_message_keeps_its_code_in_both_languages() {
         ],
     );
     assert_eq!(ru, "ERR_BASE_MISMATCH: файл изменился — src/a.rs changed");
+}
+
+/// The string literals inside every `println!`/`eprintln!`/`print!`/`eprint!`/`writeln!`/
+/// `write!` call of `src/cmd`, with the file and line of the call.
+fn printed_literals() -> Vec<(String, usize, String)> {
+    const MACROS: [&str; 6] = [
+        "println!(",
+        "eprintln!(",
+        "print!(",
+        "eprint!(",
+        "writeln!(",
+        "write!(",
+    ];
+    let mut found = Vec::new();
+    for (path, text) in sources("src/cmd") {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        for m in MACROS {
+            for (at, _) in text.match_indices(m) {
+                // `eprintln!(` also contains `println!(`: only a macro's own name counts.
+                if text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                    continue;
+                }
+                let line = text[..at].lines().count().max(1);
+                let args = &text[at + m.len()..];
+                for literal in literals_until_close(args) {
+                    found.push((name.clone(), line, literal));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Every `.rs` file under the crate's folder `dir`, with its text.
+fn sources(dir: &str) -> Vec<(std::path::PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)];
+    while let Some(dir) = stack.pop() {
+        for entry in fs_err::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = fs_err::read_to_string(&path).unwrap();
+                out.push((path, text));
+            }
+        }
+    }
+    out
+}
+
+/// The string literals (escapes kept) of `args` up to the `)` that closes the call, but for
+/// catalogue keys and JSON indexes.
+fn literals_until_close(args: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut chars = args.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => break,
+            ')' | ']' | '}' => depth -= 1,
+            // A char literal such as `'"'` or `'('` is not a string nor a bracket.
+            '\'' if args[i..].len() >= 3 && args[i + 2..].starts_with('\'') => {
+                chars.next();
+                chars.next();
+            }
+            '"' => {
+                let mut literal = String::new();
+                while let Some((_, c)) = chars.next() {
+                    match c {
+                        '\\' => {
+                            if let Some((_, e)) = chars.next() {
+                                literal.push('\\');
+                                literal.push(e);
+                            }
+                        }
+                        '"' => break,
+                        c => literal.push(c),
+                    }
+                }
+                // A catalogue key (`tr!("key"`) and a JSON index (`v["key"]`) are not printed.
+                let before = args[..i].trim_end();
+                if !(before.ends_with(concat!("tr!", "(")) || before.ends_with('[')) {
+                    let after = chars.clone().map(|(_, c)| c).find(|c| !c.is_whitespace());
+                    if after == Some(':') {
+                        // A JSON key (`json!({"ok": …})`) is a name, not prose.
+                        continue;
+                    }
+                    out.push(literal);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The words of a literal a person would read: placeholders (`{name:<8}`), escapes (`\n`)
+/// and backquoted code (`` `papayu undo` ``) removed, then every run of two or more letters.
+fn prose_words(literal: &str) -> Vec<String> {
+    let mut plain = String::new();
+    let mut skip_until: Option<char> = None;
+    let mut chars = literal.chars();
+    while let Some(c) = chars.next() {
+        if let Some(end) = skip_until {
+            if c == end {
+                skip_until = None;
+            }
+            continue;
+        }
+        match c {
+            '{' => skip_until = Some('}'),
+            '`' => skip_until = Some('`'),
+            '\\' => {
+                chars.next();
+            }
+            c => plain.push(c),
+        }
+    }
+    plain
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| w.len() >= 2)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Words that are names, not prose, wherever they stand in a printed literal.
+const NOT_PROSE: &[&str] = &["papayu"];
+
+/// Printed literals that are not prose for people.
+const ALLOWED: &[&str] = &[
+    // `trace list`'s code column: `ok` or an `ERR_*` code, both machine words.
+    "ok",
+    // The agent-sync file's path, after its file name.
+    "agent-sync: {path}",
+    // The subcommand's name before its (translated) message.
+    "papayu: sandbox-exec: {}",
+    // `papayu ui`'s first line, which scripts and the UI tests read for the URL.
+    "papayu ui: {url}",
+    // A command line to copy, after `doctor`'s (translated) hint.
+    "  PAPAYU_LLM_API_URL=http://127.0.0.1:8080/v1 PAPAYU_LLM_MODEL=smollm2 papayu doctor",
+];
+
+/// No human-facing line of `src/cmd` is English text written in the code: every word a person
+/// reads comes from the catalogue (`tr!`), so the Russian output has no English left in it.
+#[test]
+fn commands_print_no_english_words_outside_the_catalogue() {
+    let found = printed_literals();
+    assert!(found.len() > 100, "found only {} literals", found.len());
+    let offenders: Vec<String> = found
+        .iter()
+        .filter(|(_, _, literal)| !ALLOWED.contains(&literal.as_str()))
+        .filter(|(_, _, literal)| {
+            prose_words(literal)
+                .iter()
+                .any(|w| !NOT_PROSE.contains(&w.as_str()))
+        })
+        .map(|(file, line, literal)| format!("{file}:{line}: {literal:?}"))
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "{} printed literal(s) hold English outside tr!:\n{}",
+        offenders.len(),
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn the_prose_scan_sees_words_and_skips_placeholders_and_code() {
+    assert_eq!(prose_words("{key:<8} {}"), Vec::<String>::new());
+    assert_eq!(prose_words("papayu: `papayu undo`\\n{x}"), vec!["papayu"]);
+    assert_eq!(prose_words("{path}: {key} removed"), vec!["removed"]);
+    assert_eq!(
+        // Split so that the catalogue test does not read a key here.
+        literals_until_close(concat!(
+            r#""a {}", f("b", '"'), tr!"#,
+            r#"("k"), v["i"], json!({"key": 1}), "c\"d") + "e""#
+        )),
+        vec!["a {}", "b", "c\\\"d"]
+    );
 }

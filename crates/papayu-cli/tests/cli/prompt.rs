@@ -37,15 +37,24 @@ fn apply_plan(dir: &Path, plans: &Path) -> Command {
 /// `papayu apply-plan` on a pseudo-terminal, answered with `keys` once it asks; its exit code
 /// and everything it printed.
 fn on_a_terminal(keys: &str) -> (i32, String, bool) {
+    on_a_terminal_in(None, QUESTION, keys)
+}
+
+/// [`on_a_terminal`] with `PAPAYU_LANG=lang`, answering once `question` shows.
+fn on_a_terminal_in(lang: Option<&str>, question: &str, keys: &str) -> (i32, String, bool) {
     let (dir, plans) = project();
-    let mut session = expectrl::Session::spawn(apply_plan(dir.path(), plans.path())).unwrap();
+    let mut cmd = apply_plan(dir.path(), plans.path());
+    if let Some(lang) = lang {
+        cmd.env("PAPAYU_LANG", lang);
+    }
+    let mut session = expectrl::Session::spawn(cmd).unwrap();
     let mut transcript = Vec::new();
     let mut buf = [0u8; 4096];
     let mut answered = false;
     let started = Instant::now();
     loop {
         let text = String::from_utf8_lossy(&transcript).into_owned();
-        if !answered && text.contains(QUESTION) {
+        if !answered && text.contains(question) {
             session.send(keys).unwrap();
             answered = true;
         }
@@ -102,23 +111,63 @@ fn on_a_terminal_enter_alone_is_no() {
 #[test]
 fn a_piped_y_applies_and_anything_else_declines() {
     for (answer, applied) in [("y\n", true), ("yes\n", true), ("n\n", false), ("", false)] {
-        let (dir, plans) = project();
-        let mut child = apply_plan(dir.path(), plans.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(answer.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let (stderr, success, written) = piped(None, answer);
         assert!(stderr.contains(QUESTION), "{answer:?}: {stderr}");
-        assert_eq!(out.status.success(), applied, "{answer:?}: {stderr}");
-        assert_eq!(dir.path().join("a.txt").exists(), applied, "{answer:?}");
+        assert_eq!(success, applied, "{answer:?}: {stderr}");
+        assert_eq!(written, applied, "{answer:?}");
+    }
+}
+
+/// `papayu apply-plan` (with `PAPAYU_LANG=lang`) answered `answer` through a pipe: its stderr,
+/// whether it succeeded, whether the file was written.
+fn piped(lang: Option<&str>, answer: &str) -> (String, bool, bool) {
+    let (dir, plans) = project();
+    let mut cmd = apply_plan(dir.path(), plans.path());
+    if let Some(lang) = lang {
+        cmd.env("PAPAYU_LANG", lang);
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(answer.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (
+        stderr,
+        out.status.success(),
+        dir.path().join("a.txt").exists(),
+    )
+}
+
+/// In Russian the terminal prompt shows `[д/Н]` and takes `д` (a line), Enter alone is no.
+#[test]
+fn on_a_russian_terminal_d_applies_and_enter_alone_is_no() {
+    let (code, text, applied) = on_a_terminal_in(Some("ru"), "[д/Н]", "д\r");
+    assert_eq!(code, 0, "{text}");
+    assert!(applied, "{text}");
+    assert!(text.contains("Применить эт"), "{text}");
+    assert!(!text.contains("[y/N]"), "{text}");
+    let (code, text, applied) = on_a_terminal_in(Some("ru"), "[д/Н]", "\r");
+    assert_eq!(code, 1, "{text}");
+    assert!(!applied, "{text}");
+    assert!(text.contains("отменено; ничего не изменено"), "{text}");
+}
+
+/// A script piping its answer to the Russian prompt sees `[д/Н]` and may answer `д` or `да`.
+#[test]
+fn a_piped_d_applies_under_the_russian_prompt() {
+    for (answer, applied) in [("д\n", true), ("да\n", true), ("y\n", true), ("н\n", false)] {
+        let (stderr, success, written) = piped(Some("ru"), answer);
+        assert!(stderr.contains("? [д/Н] "), "{answer:?}: {stderr}");
+        assert_eq!(success, applied, "{answer:?}: {stderr}");
+        assert_eq!(written, applied, "{answer:?}");
     }
 }

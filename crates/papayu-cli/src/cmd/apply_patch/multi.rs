@@ -293,7 +293,8 @@ pub fn run(patch_path: &Path, global: &Global) -> Result<Exit> {
                     format!("{}: ", r.path)
                 };
                 eprintln!(
-                    "papayu: rejected, nothing written: {at}{}",
+                    "papayu: {}: {at}{}",
+                    crate::tr!("apply-patch-nothing-written"),
                     with_code(r.code, &r.message)
                 );
             }
@@ -321,7 +322,8 @@ pub fn run(patch_path: &Path, global: &Global) -> Result<Exit> {
             } else {
                 for v in violations {
                     eprintln!(
-                        "papayu: rejected, nothing written: {}",
+                        "papayu: {}: {}",
+                        crate::tr!("apply-patch-nothing-written"),
                         with_code(v.code, &v.message)
                     );
                 }
@@ -346,8 +348,8 @@ pub fn run(patch_path: &Path, global: &Global) -> Result<Exit> {
                     println!("{:<12} {}", a.kind.as_str(), a.path);
                 }
                 println!(
-                    "applied: transaction {} (undo with `papayu undo`)",
-                    report.tx_id
+                    "{}",
+                    crate::tr!("apply-patch-applied-tx", tx = report.tx_id.to_string())
                 );
             }
             Ok(Exit::Ok)
