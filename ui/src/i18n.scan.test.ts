@@ -24,7 +24,7 @@ const latin = (s: string) => /[A-Za-z]/.test(s) && !ALLOWED.has(s.trim()) && !/^
 function notShown(node: ts.Node): boolean {
   let p = node.parent;
   let arg: ts.Node = node;
-  while (ts.isConditionalExpression(p) || ts.isParenthesizedExpression(p)) [arg, p] = [p, p.parent];
+  while (ts.isConditionalExpression(p) || ts.isParenthesizedExpression(p) || ts.isAsExpression(p)) [arg, p] = [p, p.parent];
   if (ts.isCallExpression(p) && ts.isIdentifier(p.expression) && TRANSLATORS.has(p.expression.text)) return true;
   // A form field's name (`field('model', …)`), not its label.
   if (ts.isCallExpression(p) && ts.isIdentifier(p.expression) && KEY_TAKERS.has(p.expression.text) && p.arguments[0] === arg) return true;
@@ -62,7 +62,7 @@ export function untranslated(file: string, text = readFileSync(file, 'utf8')): s
   return found;
 }
 
-const PENDING = new Set(['views/Preview.tsx', 'views/Report.tsx', 'views/Settings.tsx', 'views/Trends.tsx']);
+const PENDING = new Set(['views/Settings.tsx']);
 
 describe('every visible string goes through i18n', () => {
   const root = join(__dirname);
