@@ -345,6 +345,7 @@ const en = {
   'form.whole': '{what} must be a whole number from {min} to {max}.',
   'form.number': '{what} must be a number from {min} to {max}.',
   'form.timeout': 'Timeout',
+  'settings.no.provider': 'no provider',
 } as const;
 
 export type Key = keyof typeof en;
@@ -692,6 +693,7 @@ const ru: Record<Key, string> = {
   'form.whole': '{what}: нужно целое число от {min} до {max}.',
   'form.number': '{what}: нужно число от {min} до {max}.',
   'form.timeout': 'Тайм-аут',
+  'settings.no.provider': 'провайдер не задан',
 };
 
 export type Lang = 'en' | 'ru';

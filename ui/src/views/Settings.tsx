@@ -184,7 +184,7 @@ function ConnectionResult({ result }: { result: ConnectionTest | null }) {
       </p>
     );
   }
-  const error = toApiError(result.error ?? { code: 'ERR_LLM_CONFIG', message: 'no provider' });
+  const error = toApiError(result.error ?? { code: 'ERR_LLM_CONFIG', message: t('settings.no.provider') });
   return (
     <div data-testid="connection-failed">
       <ErrorBox error={error} title={t('settings.cannot.reach', { who })} />
