@@ -588,10 +588,8 @@ impl App {
         let (traces, _) = load_traces(&p.root)?;
         let records: Vec<_> = traces.into_iter().map(|(_, t)| t).collect();
         let proposals = if args.proposals {
-            let o = &self.inner.options;
-            let settings = self.inner.store.settings()?;
-            let config = settings.agent_config(&o.env, o.key_lookup.as_ref())?;
-            let provider = (o.provider_factory)(&config)?;
+            let config = self.agent_config(Some(&p.root), None)?;
+            let provider = (self.inner.options.provider_factory)(&config)?;
             Some(request_weekly_proposals(provider.as_ref(), &r).await?)
         } else {
             None
