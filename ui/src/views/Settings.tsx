@@ -75,7 +75,8 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
     <section className="panel" aria-labelledby="set-h">
       <h2 id="set-h">{t('settings.title')}</h2>
       <p className="muted">
-        {t('settings.saved.to', { file: info ? `${info.config_dir}/papayu/config.toml` : t('settings.your.config') })} <code>papayu config</code> {t('settings.intro.mid')} <code>.papa-yu/config.toml</code> {t('settings.intro.and')}{' '}
+        {t('settings.saved.to', { file: info ? `${info.config_dir}/papayu/config.toml` : t('settings.your.config') })} <code>papayu config</code>
+        {t('settings.intro.mid')} <code>.papa-yu/config.toml</code> {t('settings.intro.and')}{' '}
         <code>PAPAYU_*</code> {t('settings.intro.end')}
       </p>
       <form
