@@ -592,6 +592,28 @@ describe('UI polish at 1400×900 and 420 px, light and dark', () => {
     await page.screenshot({ path: join(RESULTS, 'report-ru.png'), fullPage: true });
     await page.getByRole('tab', { name: 'История' }).click();
     await page.getByRole('heading', { name: 'История' }).waitFor();
+    // Every tab in Russian: a few of its labels are Russian, none of the English ones shows.
+    const tabs = [
+      ['Чат', 'chat', ['Отправить', 'Предпросмотр документа плана без модели']],
+      ['История', 'history', ['Стек отмены (сначала последние)', 'Стек повтора']],
+      ['Трассы', 'traces', ['Трассы']],
+      ['Отчёт', 'report', ['Окно', 'Предложения']],
+      ['Тренды', 'trends', ['Тренды дизайна и иконок', 'Искать']],
+      ['Настройки', 'settings', ['Провайдер', 'Сохранить настройки', 'Проверить соединение']],
+    ];
+    const english = /\b(Send|Undo stack|Redo stack|Save settings|Test connection|Provider|Change project|Describe a goal|Preview a plan document|Select all|Search|Window|Proposals|No traces yet|transaction|Loading)\b/;
+    for (const [name, id, labels] of tabs) {
+      await page.getByRole('tab', { name }).click();
+      const panel = page.locator(`#panel-${id}`);
+      for (const label of labels) await panel.getByText(label, { exact: false }).first().waitFor();
+      const shown = `${await page.locator('header').innerText()}\n${await page.locator('nav').innerText()}\n${await panel.innerText()}`;
+      assert.doesNotMatch(shown, english, `English on the ${id} tab`);
+      await page.screenshot({ path: join(RESULTS, `ru-${id}.png`), fullPage: true });
+    }
+    await page.keyboard.press('?');
+    await page.getByRole('heading', { name: 'Клавиатура' }).waitFor();
+    assert.match(await page.locator('dialog.help').innerText(), /отправить сообщение/);
+    await page.screenshot({ path: join(RESULTS, 'ru-help.png'), fullPage: true });
     assert.deepEqual(page.errors, []);
   });
 });

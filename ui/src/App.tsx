@@ -4,7 +4,8 @@ import { chatReducer, initialChat } from './state/chat';
 import { checkOutputs, progressFraction, progressText, runJob, type JobHandle, type JobState } from './state/job';
 import { DEFAULT_SETTINGS } from './state/settings';
 import { call, toApiError, transport, type ApiError } from './transport';
-import { maybe, t as tr } from './i18n';
+import { t as tr } from './i18n';
+import { Checks } from './views/Chat';
 import type { AppInfo, History, ProjectView, Settings } from './types';
 import { Chat, CHAT_HELP } from './views/Chat';
 import { HistoryView } from './views/History';
@@ -16,7 +17,6 @@ import { TrendsView } from './views/Trends';
 
 const TABS = ['chat', 'history', 'traces', 'report', 'trends', 'settings'] as const;
 type Tab = (typeof TABS)[number];
-const TAB_LABEL: Record<Tab, string> = { chat: 'Chat', history: 'History', traces: 'Traces', report: 'Report', trends: 'Trends', settings: 'Settings' };
 const PROJECT_KEY = 'papayu.project';
 
 function applyTheme(theme: Settings['theme']) {
@@ -33,22 +33,13 @@ function JobBar({ job, onCancel }: { job: JobState; onCancel: () => void }) {
       <div className="row">
         <strong>{job.label}</strong>
         <span>{progressText(job)}</span>
-        {frac !== null ? <progress max={1} value={frac} aria-label="progress" /> : <progress aria-label="working" />}
+        {frac !== null ? <progress max={1} value={frac} aria-label={tr('job.progress')} /> : <progress aria-label={tr('job.working')} />}
         <span className="spacer" />
         <button className="danger" onClick={onCancel} disabled={job.phase === 'cancelling'} aria-keyshortcuts="Escape">
-          Cancel <kbd>Esc</kbd>
+          {tr('common.cancel')} <kbd>Esc</kbd>
         </button>
       </div>
-      {checks.map((c, i) => (
-        <details key={i} open={c.success !== true}>
-          <summary>
-            Check <code>{c.command}</code>{' '}
-            {c.success === undefined ? null : c.success ? <span className="add">passed</span> : <span className="del">failed</span>}
-            {c.status ? <span className="muted"> ({c.status})</span> : null}
-          </summary>
-          <pre>{c.output || '(no output)'}</pre>
-        </details>
-      ))}
+      <Checks checks={checks} />
     </div>
   );
 }
@@ -66,15 +57,15 @@ function Help({ open, onClose }: { open: boolean; onClose: () => void }) {
       <h2 id="help-h">{tr('help.title')}</h2>
       <table className="list">
         <tbody>
-          <tr><td><kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd></td><td>send the message</td></tr>
-          <tr><td><kbd>Esc</kbd></td><td>cancel the running job (nothing is written)</td></tr>
-          <tr><td><kbd>Alt</kbd>+<kbd>1</kbd>…<kbd>6</kbd></td><td>Chat, History, Traces, Report, Trends, Settings</td></tr>
-          <tr><td><kbd>←</kbd> <kbd>→</kbd></td><td>move between tabs</td></tr>
-          <tr><td><kbd>Space</kbd></td><td>toggle the focused action checkbox</td></tr>
-          <tr><td><kbd>?</kbd></td><td>this help</td></tr>
+          <tr><td><kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd></td><td>{tr('help.send')}</td></tr>
+          <tr><td><kbd>Esc</kbd></td><td>{tr('help.cancel')}</td></tr>
+          <tr><td><kbd>Alt</kbd>+<kbd>1</kbd>…<kbd>6</kbd></td><td>{tr('help.tabs')}</td></tr>
+          <tr><td><kbd>←</kbd> <kbd>→</kbd></td><td>{tr('help.move')}</td></tr>
+          <tr><td><kbd>Space</kbd></td><td>{tr('help.toggle')}</td></tr>
+          <tr><td><kbd>?</kbd></td><td>{tr('help.this')}</td></tr>
         </tbody>
       </table>
-      <p>{CHAT_HELP}</p>
+      <p>{CHAT_HELP()}</p>
       <button onClick={onClose} autoFocus>
         {tr('help.close')}
       </button>
@@ -209,7 +200,7 @@ export function App() {
             </span>
           </>
         ) : (
-          <span className="muted">no project</span>
+          <span className="muted">{tr('header.none')}</span>
         )}
         <span className="spacer" />
         {project && (
@@ -224,15 +215,15 @@ export function App() {
             {tr('header.change')}
           </button>
         )}
-        <button onClick={cycleTheme} aria-label={`Theme: ${settings.theme}. Switch theme`} title="Switch theme (system → dark → light)">
-          ◐ {settings.theme}
+        <button onClick={cycleTheme} aria-label={tr('header.theme.aria', { theme: tr(`theme.${settings.theme}`) })} title={tr('header.theme.title')}>
+          ◐ {tr(`theme.${settings.theme}`)}
         </button>
-        <button onClick={() => setHelp(true)} aria-keyshortcuts="?" aria-label="Keyboard help">
+        <button onClick={() => setHelp(true)} aria-keyshortcuts="?" aria-label={tr('header.help')}>
           ?
         </button>
       </header>
       {project ? (
-        <nav role="tablist" aria-label="Views">
+        <nav role="tablist" aria-label={tr('header.views')}>
           {TABS.map((t, i) => (
             <button
               key={t}
@@ -248,7 +239,7 @@ export function App() {
               onKeyDown={(e) => onTabKey(e, i)}
               aria-keyshortcuts={`Alt+${i + 1}`}
             >
-              {maybe(`tab.${t}`) ?? TAB_LABEL[t]}
+              {tr(`tab.${t}`)}
             </button>
           ))}
         </nav>

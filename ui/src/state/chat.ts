@@ -2,6 +2,7 @@
 // goal → PLAN (saved) → "ok" → preview → confirm (selection) → apply → undo.
 // The backend's `start_chat` decides the mode (Agent::handle_message); this machine only tracks
 // where the conversation is and what the user may do next.
+import { maybe, t } from '../i18n';
 import type { ApiError } from '../transport';
 import type { ApplyOutcome, ChatTurnView, ModeDecision, PlanView, PreviewView } from '../types';
 
@@ -91,7 +92,7 @@ export function chatReducer(s: ChatState, e: ChatEvent): ChatState {
       // Nothing was written (rolled back): the preview stays so the user can change the selection.
       return { ...s, ...push(s, { role: 'error', error: e.error, during: 'apply', checks: e.checks }), phase: 'reviewing' };
     case 'discard':
-      return s.phase === 'reviewing' ? { ...s, phase: rest(s), preview: null, ...push(s, { role: 'info', text: 'Preview discarded; nothing was written.' }) } : s;
+      return s.phase === 'reviewing' ? { ...s, phase: rest(s), preview: null, ...push(s, { role: 'info', text: t('chat.discarded') }) } : s;
     case 'info':
       return { ...s, ...push(s, { role: 'info', text: e.text }) };
     case 'command_failed':
@@ -123,17 +124,9 @@ export function classifyInput(raw: string, savedPlan: boolean): Input {
   return { kind: 'message', text, appliesSavedPlan: savedPlan && APPLY_TRIGGERS.includes(lower) };
 }
 
-const REASONS: Record<string, string> = {
-  plan_prefix: 'the message starts with "plan:"',
-  apply_prefix: 'the message starts with "apply:"',
-  saved_plan_trigger: 'you confirmed the saved plan',
-  fix_word: 'the message asks for a fix',
-  create_word: 'the message asks to create something',
-  output_format: 'memory user.output_format',
-  default: 'the default',
-};
+const REASON = (reason: string) => maybe(`reason.${reason}`) ?? reason;
 
 /** "APPLY — you confirmed the saved plan" */
 export function describeDecision(d: ModeDecision): string {
-  return `${d.mode}${d.apply_saved_plan ? ' (saved plan)' : ''} — ${REASONS[d.reason] ?? d.reason}`;
+  return `${d.mode}${d.apply_saved_plan ? t('decision.saved') : ''} — ${REASON(d.reason)}`;
 }

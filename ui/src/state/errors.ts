@@ -1,5 +1,6 @@
 // What an error box says besides the backend's message: the message without the violations it
 // repeats (they are listed once, with their codes), and what the user can do next.
+import { t } from '../i18n';
 import type { ApiError } from '../transport';
 
 /** The message without the lines that repeat a violation listed below it. */
@@ -25,23 +26,23 @@ const PROVIDER_CONFIG = new Set(['ERR_LLM_CONFIG', 'ERR_INVALID_CONFIG', 'ERR_MO
 export function adviceFor(code: string): ErrorAdvice {
   if (PROVIDER_DOWN.has(code)) {
     return {
-      hint: 'The model provider did not answer. Check that it is running and that the API URL and model in Settings are right (Settings → Test connection), then retry.',
+      hint: t('hint.provider.down'),
       settings: true,
       retry: true,
     };
   }
   if (PROVIDER_CONFIG.has(code)) {
     return {
-      hint: 'No usable model is configured. Choose a provider, API URL, model and API key variable in Settings and test the connection there.',
+      hint: t('hint.provider.config'),
       settings: true,
       retry: true,
     };
   }
   if (code === 'ERR_LLM_BAD_RESPONSE') {
-    return { hint: 'The model answered with something papayu could not use. Retrying often helps; a larger model helps more.', settings: false, retry: true };
+    return { hint: t('hint.bad.response'), settings: false, retry: true };
   }
   if (code === 'ERR_LOCKED') {
-    return { hint: 'Another papayu is working on this project. Retry when it is done.', settings: false, retry: true };
+    return { hint: t('hint.locked'), settings: false, retry: true };
   }
   return { hint: null, settings: false, retry: false };
 }
@@ -51,10 +52,10 @@ export function adviceFor(code: string): ErrorAdvice {
 export function researchAdvice(code: string): ErrorAdvice {
   if (code === 'ERR_INVALID_CONFIG') {
     return {
-      hint: 'Online research is not configured, so nothing was sent. Start papayu with PAPAYU_RESEARCH=1 and a search service (TAVILY_API_KEY for Tavily, or PAPAYU_SEARXNG_URL for SearXNG); Settings shows what research lacks (docs/INTEGRATIONS.md).',
+      hint: t('hint.research.off'),
       settings: true,
       retry: false,
     };
   }
-  return { hint: 'The search service did not answer as expected. Check that it is reachable, then retry.', settings: false, retry: true };
+  return { hint: t('hint.research.failed'), settings: false, retry: true };
 }

@@ -1,5 +1,6 @@
 // Long work (docs/UI-API.md "Long work: jobs"): start_* returns a job id, the UI polls
 // job_status with `since`, and may cancel. The reducer is pure; `runJob` drives it.
+import { t, tn } from '../i18n';
 import { ApiError, toApiError, type Call } from '../transport';
 import type { JobStatus, Progress } from '../types';
 
@@ -51,7 +52,7 @@ export function jobReducer(s: JobState, a: JobAction): JobState {
         case 'failed':
           return { ...s, events, next, phase: 'failed', error: toApiError(st.error ?? { code: 'ERR_INTERNAL', message: 'the job failed without an error' }) };
         case 'cancelled':
-          return { ...s, events, next, phase: 'cancelled', error: toApiError(st.error ?? { code: 'ERR_CANCELLED', message: 'Cancelled: nothing was written.' }) };
+          return { ...s, events, next, phase: 'cancelled', error: toApiError(st.error ?? { code: 'ERR_CANCELLED', message: t('job.cancelled') }) };
       }
     }
   }
@@ -60,29 +61,29 @@ export function jobReducer(s: JobState, a: JobAction): JobState {
 
 /** A one-line description of where the job is, from its latest events. */
 export function progressText(s: JobState): string {
-  if (s.phase === 'cancelling') return 'Cancelling…';
+  if (s.phase === 'cancelling') return t('job.cancelling');
   const last = s.events[s.events.length - 1];
-  if (!last) return s.phase === 'starting' ? 'Starting…' : 'Working…';
+  if (!last) return s.phase === 'starting' ? t('job.starting') : t('job.working.text');
   const e = last as Record<string, unknown>;
   switch (last.stage) {
     case 'check_output':
-      return `Check \`${String(e.command)}\`${e.status ? `: ${String(e.status)}` : ' finished'}`;
+      return e.status ? t('job.check', { command: String(e.command), status: String(e.status) }) : t('job.check.finished', { command: String(e.command) });
     case 'gathering_context':
-      return 'Reading files named in the goal…';
+      return t('job.gathering');
     case 'requesting':
-      return `Asking the model (${String(e.attempt)}, protocol v${String(e.protocol)})…`;
+      return t('job.requesting', { attempt: String(e.attempt), protocol: String(e.protocol) });
     case 'receiving':
-      return `Receiving the answer: ${String(e.chars)} characters`;
+      return tn('job.receiving', Number(e.chars));
     case 'context_round':
-      return `Context round ${String(e.round)}: ${String(e.requests)} request(s)`;
+      return tn('job.round', Number(e.requests), { round: String(e.round) });
     case 'repair':
-      return `Answer rejected (${(e.codes as string[]).join(', ')}); repairing…`;
+      return t('job.repair', { codes: (e.codes as string[]).join(', ') });
     case 'fallback':
-      return `Protocol fallback v${String(e.from)} → v${String(e.to)} (${String(e.reason)})`;
+      return t('job.fallback', { from: String(e.from), to: String(e.to), reason: String(e.reason) });
     case 'previewing':
-      return 'Computing the preview…';
+      return t('job.previewing');
     case 'applying':
-      return `Applying ${String(e.done)}/${String(e.total)}: ${String(e.item)}`;
+      return t('job.applying', { done: String(e.done), total: String(e.total), item: String(e.item) });
     default:
       return String(last.stage);
   }

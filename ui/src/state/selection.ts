@@ -1,6 +1,7 @@
 // Which actions of a preview the user applies (`start_apply.selection`).
 // Blocked actions (the engine says apply would fail) are never selectable; DELETE_* actions
 // need an explicit confirmation (`confirmed_deletes`), as in the CLI.
+import { t, tn } from '../i18n';
 import type { PreviewView } from '../types';
 
 export interface ActionRow {
@@ -79,10 +80,10 @@ export interface ApplyRequest {
 /** What `start_apply` gets, or why the Apply button is disabled. */
 export function applyRequest(s: Selection): { ok: true; request: ApplyRequest } | { ok: false; reason: string } {
   const selection = [...s.selected].filter((i) => s.rows.some((r) => r.index === i && !r.blocked)).sort((a, b) => a - b);
-  if (selection.length === 0) return { ok: false, reason: 'Select at least one action.' };
+  if (selection.length === 0) return { ok: false, reason: t('select.none') };
   const deletes = selectedDeletes(s);
   if (deletes.length > 0 && !s.deletesConfirmed) {
-    return { ok: false, reason: `Confirm the ${deletes.length} delete action${deletes.length > 1 ? 's' : ''} first.` };
+    return { ok: false, reason: tn('select.confirm', deletes.length) };
   }
   return { ok: true, request: { selection, confirmed_deletes: deletes.length > 0 && s.deletesConfirmed } };
 }

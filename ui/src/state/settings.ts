@@ -1,5 +1,6 @@
 // The settings form: text fields → a `Settings` object the backend accepts, or field errors.
 // API keys are never entered here: `api_key_env` is the NAME of an environment variable.
+import { t } from '../i18n';
 import type { Provider, Settings } from '../types';
 
 export const PROVIDERS: Provider[] = ['openai', 'openai-compatible', 'ollama', 'anthropic'];
@@ -47,47 +48,47 @@ export function looksLikeSecret(v: string): boolean {
 
 export function validate(f: SettingsForm): { ok: true; settings: Settings } | { ok: false; errors: FieldErrors } {
   const errors: FieldErrors = {};
-  const t = (v: string) => v.trim();
-  if (t(f.provider) && !PROVIDERS.includes(t(f.provider) as Provider)) errors.provider = `Unknown provider; use one of ${PROVIDERS.join(', ')}.`;
-  if (t(f.api_url)) {
+  const tr = (v: string) => v.trim();
+  if (tr(f.provider) && !PROVIDERS.includes(tr(f.provider) as Provider)) errors.provider = t('form.provider', { list: PROVIDERS.join(', ') });
+  if (tr(f.api_url)) {
     try {
-      const u = new URL(t(f.api_url));
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') errors.api_url = 'The API URL must start with http:// or https://.';
+      const u = new URL(tr(f.api_url));
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') errors.api_url = t('form.url.scheme');
     } catch {
-      errors.api_url = 'Not a URL (e.g. https://api.openai.com/v1).';
+      errors.api_url = t('form.url');
     }
   }
-  const keyEnv = t(f.api_key_env);
+  const keyEnv = tr(f.api_key_env);
   if (keyEnv) {
-    if (looksLikeSecret(keyEnv)) errors.api_key_env = 'This looks like a key. Enter the NAME of the environment variable that holds it (e.g. OPENAI_API_KEY); keys are never stored.';
-    else if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv)) errors.api_key_env = 'An environment variable name: letters, digits and _, not starting with a digit.';
+    if (looksLikeSecret(keyEnv)) errors.api_key_env = t('form.secret');
+    else if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv)) errors.api_key_env = t('form.env.name');
   }
   let protocol: Settings['protocol_version'] = null;
-  if (t(f.protocol_version)) {
-    const n = Number(t(f.protocol_version));
+  if (tr(f.protocol_version)) {
+    const n = Number(tr(f.protocol_version));
     if (n === 1 || n === 2 || n === 3) protocol = n;
-    else errors.protocol_version = 'Protocol version is 1, 2 or 3.';
+    else errors.protocol_version = t('form.protocol');
   }
   const num = (key: 'temperature' | 'max_tokens' | 'timeout_sec', min: number, max: number, int: boolean, what: string): number | null => {
-    const v = t(f[key]);
+    const v = tr(f[key]);
     if (!v) return null;
     const n = Number(v);
     if (!Number.isFinite(n) || (int && !Number.isInteger(n)) || n < min || n > max) {
-      errors[key] = `${what} must be ${int ? 'a whole number' : 'a number'} from ${min} to ${max}.`;
+      errors[key] = t(int ? 'form.whole' : 'form.number', { what, min, max });
       return null;
     }
     return n;
   };
-  const temperature = num('temperature', 0, 2, false, 'Temperature');
-  const max_tokens = num('max_tokens', 1, 1_000_000, true, 'Max tokens');
-  const timeout_sec = num('timeout_sec', 1, 3600, true, 'Timeout');
+  const temperature = num('temperature', 0, 2, false, t('settings.temperature'));
+  const max_tokens = num('max_tokens', 1, 1_000_000, true, t('settings.max.tokens'));
+  const timeout_sec = num('timeout_sec', 1, 3600, true, t('form.timeout'));
   if (Object.keys(errors).length) return { ok: false, errors };
   return {
     ok: true,
     settings: {
-      provider: (t(f.provider) || null) as Provider | null,
-      api_url: t(f.api_url) || null,
-      model: t(f.model) || null,
+      provider: (tr(f.provider) || null) as Provider | null,
+      api_url: tr(f.api_url) || null,
+      model: tr(f.model) || null,
       api_key_env: keyEnv || null,
       protocol_version: protocol,
       strict_json: f.strict_json === 'default' ? null : f.strict_json === 'on',

@@ -4,14 +4,14 @@ import { canSend, classifyInput, describeDecision, type ChatEvent, type ChatMess
 import type { ApplyRequest } from '../state/selection';
 import { toApiError } from '../transport';
 import type { ApplyOutcome, ChatTurnView, PreviewView, ProviderStatus, SavedPlan } from '../types';
-import { t } from '../i18n';
+import { t, tn } from '../i18n';
 import { ErrorBox, fmtTime, PlanDetails } from './common';
 import { PreviewPanel } from './Preview';
 
 export type RunJob = <T>(command: string, args: Record<string, unknown>, label: string) => Promise<T>;
 
-export const CHAT_HELP =
-  'Describe a goal to get a plan. "ok" / "да" applies the saved plan (preview first). Prefix "plan:" or "apply:" to choose the mode. Commands: undo, redo, history, help.';
+/** What the chat understands, in the UI's language (the empty chat and the `help` command show it). */
+export const CHAT_HELP = () => t('chat.help');
 
 const ROLLED_BACK = new Set(['ERR_CHECK_FAILED', 'ERR_CANCELLED', 'ERR_BASE_MISMATCH', 'ERR_PATCH_APPLY_FAILED', 'ERR_EDIT_APPLY_FAILED']);
 
@@ -21,18 +21,18 @@ export function markResult() {
   performance.mark('papayu:preview-result');
 }
 
-function Checks({ checks }: { checks: { command: string; output: string; success?: boolean; status?: string }[] }) {
+export function Checks({ checks }: { checks: { command: string; output: string; success?: boolean; status?: string }[] }) {
   if (!checks.length) return null;
   return (
     <div className="checks">
       {checks.map((c, i) => (
         <details key={i} open={c.success === false || c.success === undefined}>
           <summary>
-            Check <code>{c.command}</code>{' '}
-            {c.success === undefined ? null : c.success ? <span className="add">passed</span> : <span className="del">failed</span>}
+            {t('check.title')} <code>{c.command}</code>{' '}
+            {c.success === undefined ? null : c.success ? <span className="add">{t('check.passed')}</span> : <span className="del">{t('check.failed')}</span>}
             {c.status ? <span className="muted"> ({c.status})</span> : null}
           </summary>
-          <pre className="check-output">{c.output || '(no output)'}</pre>
+          <pre className="check-output">{c.output || t('check.no.output')}</pre>
         </details>
       ))}
     </div>
@@ -42,11 +42,11 @@ function Checks({ checks }: { checks: { command: string; output: string; success
 function Applied({ outcome, onUndo, busy }: { outcome: ApplyOutcome; onUndo: () => void; busy: boolean }) {
   const r = outcome.report;
   if (!outcome.applied) {
-    return <div>{outcome.no_changes ? 'Nothing to change: the model answered NO_CHANGES.' : 'Nothing was applied.'}</div>;
+    return <div>{outcome.no_changes ? t('chat.nothing.nochanges') : t('chat.nothing.applied')}</div>;
   }
   return (
     <div data-testid="applied">
-      <strong className="add">Applied</strong> {outcome.selected.length} action(s){r ? <> — transaction <code>{r.tx_id}</code></> : null}
+      <strong className="add">{t('chat.applied')}</strong> {tn('chat.actions', outcome.selected.length)}{r ? <>{t('chat.transaction')} <code>{r.tx_id}</code></> : null}
       {r && (
         <ul className="mono">
           {r.files.map((f) => (
@@ -58,7 +58,7 @@ function Applied({ outcome, onUndo, busy }: { outcome: ApplyOutcome; onUndo: () 
       )}
       {r && <Checks checks={r.checks} />}
       <button onClick={onUndo} disabled={busy}>
-        Undo
+        {t('chat.undo')}
       </button>
     </div>
   );
@@ -67,13 +67,13 @@ function Applied({ outcome, onUndo, busy }: { outcome: ApplyOutcome; onUndo: () 
 function errorTitle(m: Extract<ChatMessage, { role: 'error' }>): string {
   switch (m.during) {
     case 'apply':
-      return 'Apply failed';
+      return t('chat.err.apply');
     case 'document':
-      return m.error.violations.length ? 'The plan document was rejected' : 'The plan document could not be previewed';
+      return m.error.violations.length ? t('chat.err.doc.rejected') : t('chat.err.doc.preview');
     case 'chat':
-      return m.error.violations.length ? "The model's answer was rejected" : m.error.code === 'ERR_CANCELLED' ? 'Cancelled' : 'The model call failed';
+      return m.error.violations.length ? t('chat.err.rejected') : m.error.code === 'ERR_CANCELLED' ? t('chat.err.cancelled') : t('chat.err.call');
     case 'command':
-      return 'Failed';
+      return t('chat.err.failed');
   }
 }
 
@@ -102,14 +102,14 @@ function Message({
         <div className="msg" data-testid="plan">
           <div className="row" style={{ marginBottom: 6 }}>
             <span className={`badge mode-${m.decision.mode}`}>{m.decision.mode}</span>
-            <span className="muted">mode: {describeDecision(m.decision)}</span>
+            <span className="muted">{t('chat.mode', { mode: describeDecision(m.decision) })}</span>
           </div>
           <PlanDetails plan={m.plan} />
           {savedPlan && (
             <div className="row">
-              <span className="muted">The plan is saved. Say “ok” to apply it (you see a preview first).</span>
+              <span className="muted">{t('chat.plan.saved')}</span>
               <button onClick={onOk} disabled={busy}>
-                ok — prepare the changes
+                {t('chat.plan.ok')}
               </button>
             </div>
           )}
@@ -119,7 +119,7 @@ function Message({
       return (
         <div className="msg">
           <span className={`badge mode-${m.decision.mode}`}>{m.decision.mode}</span>{' '}
-          <span className="muted">mode: {describeDecision(m.decision)}</span> — preview of {m.preview.actions.length} action(s).
+          <span className="muted">{t('chat.mode', { mode: describeDecision(m.decision) })}</span> {tn('chat.preview.of', m.preview.actions.length)}
         </div>
       );
     case 'applied':
@@ -134,7 +134,7 @@ function Message({
           <ErrorBox error={m.error} title={errorTitle(m)} onRetry={m.during === 'chat' ? onRetry : undefined} onSettings={onSettings}>
             {m.during === 'apply' && ROLLED_BACK.has(m.error.code) && (
               <p className="rollback" data-testid="rollback">
-                Rolled back — nothing was written; the project is as it was.
+                {t('chat.rolled.back')}
               </p>
             )}
             {m.checks && <Checks checks={m.checks} />}
@@ -154,7 +154,7 @@ function ProviderLine({ status, onSettings }: { status: ProviderStatus | null; o
     <div className="provider-line" data-testid="provider">
       {p ? (
         <>
-          <span className="muted">Model:</span> <strong>{p.model}</strong> <span className="muted">via {p.kind}</span>
+          <span className="muted">{t('chat.model')}</span> <strong>{p.model}</strong> <span className="muted">{t('chat.via', { kind: p.kind })}</span>
           {p.endpoint && (
             <span className="mono muted endpoint" title={p.endpoint}>
               {p.endpoint}
@@ -162,11 +162,11 @@ function ProviderLine({ status, onSettings }: { status: ProviderStatus | null; o
           )}
         </>
       ) : (
-        <span className="del">No model configured{status.problem ? `: ${status.problem.message}` : ''}</span>
+        <span className="del">{t('chat.no.model')}{status.problem ? `: ${status.problem.message}` : ''}</span>
       )}
       {onSettings && (
         <button className="link" onClick={onSettings}>
-          {p ? 'change' : 'Configure in Settings'}
+          {p ? t('chat.change') : t('chat.configure')}
         </button>
       )}
     </div>
@@ -211,7 +211,7 @@ export function Chat({
   const undoRedo = async (which: 'undo' | 'redo') => {
     try {
       const r = which === 'undo' ? await api.undo(project) : await api.redo(project);
-      dispatch({ type: 'info', text: `${which === 'undo' ? 'Undone' : 'Redone'} (transaction ${r.tx_id}): ${r.files.map((f) => f.path).join(', ')}` });
+      dispatch({ type: 'info', text: t(which === 'undo' ? 'chat.undone' : 'chat.redone', { tx: r.tx_id, files: r.files.map((f) => f.path).join(', ') }) });
       onChanged();
     } catch (e) {
       dispatch({ type: 'command_failed', error: toApiError(e) });
@@ -223,14 +223,14 @@ export function Chat({
     if (inp.kind === 'empty' || !canSend(chat) || busy) return;
     setText('');
     if (inp.kind === 'command') {
-      if (inp.name === 'help') dispatch({ type: 'info', text: CHAT_HELP });
+      if (inp.name === 'help') dispatch({ type: 'info', text: CHAT_HELP() });
       else if (inp.name === 'undo' || inp.name === 'redo') await undoRedo(inp.name);
       else {
         try {
           const h = await api.history(project);
           dispatch({
             type: 'info',
-            text: h.undo.length ? h.undo.slice().reverse().map((e) => `${e.tx_id} ${e.kind} ${e.paths.join(', ')}`).join('\n') : '(nothing applied yet)',
+            text: h.undo.length ? h.undo.slice().reverse().map((e) => `${e.tx_id} ${e.kind} ${e.paths.join(', ')}`).join('\n') : t('chat.nothing.yet'),
           });
         } catch (e) {
           dispatch({ type: 'command_failed', error: toApiError(e) });
@@ -240,7 +240,7 @@ export function Chat({
     }
     dispatch({ type: 'send', text: inp.text });
     try {
-      const turn = await run<ChatTurnView>('start_chat', { project, message: inp.text }, inp.appliesSavedPlan ? 'Preparing the saved plan' : 'Asking the model');
+      const turn = await run<ChatTurnView>('start_chat', { project, message: inp.text }, inp.appliesSavedPlan ? t('chat.job.saved') : t('chat.job.asking'));
       if (turn.turn === 'preview') markResult();
       dispatch({ type: 'turn', turn });
     } catch (e) {
@@ -252,7 +252,7 @@ export function Chat({
     if (!chat.preview) return;
     dispatch({ type: 'apply_started' });
     try {
-      const outcome = await run<ApplyOutcome>('start_apply', { project, preview_id: chat.preview.preview_id, ...req }, 'Applying');
+      const outcome = await run<ApplyOutcome>('start_apply', { project, preview_id: chat.preview.preview_id, ...req }, t('chat.job.applying'));
       dispatch({ type: 'applied', outcome });
       onChanged();
     } catch (e) {
@@ -264,9 +264,9 @@ export function Chat({
   const previewDoc = async () => {
     if (!planDoc.trim() || busy) return;
     try {
-      const p = await run<PreviewView>('start_preview_plan', { project, plan: planDoc }, 'Previewing the plan document');
+      const p = await run<PreviewView>('start_preview_plan', { project, plan: planDoc }, t('chat.job.doc'));
       markResult();
-      dispatch({ type: 'info', text: `Preview of a plan document (${p.actions.length} actions).` });
+      dispatch({ type: 'info', text: tn('chat.doc.preview', p.actions.length) });
       dispatch({ type: 'preview_ready', preview: p });
     } catch (e) {
       dispatch({ type: 'document_failed', error: toApiError(e) });
@@ -277,13 +277,13 @@ export function Chat({
   const lastSent = [...chat.messages].reverse().find((m) => m.role === 'user');
   const retry = lastSent?.role === 'user' && !busy && canSend(chat) ? () => void send(lastSent.text) : undefined;
 
-  const sendLabel = input.kind === 'command' ? `Run “${input.name}”` : input.kind === 'message' && input.appliesSavedPlan ? t('chat.apply.saved') : t('chat.send');
+  const sendLabel = input.kind === 'command' ? t('chat.run', { name: input.name }) : input.kind === 'message' && input.appliesSavedPlan ? t('chat.apply.saved') : t('chat.send');
 
   return (
     <div className="chat">
       {chat.messages.length === 0 && (
         <div className="info-box">
-          {CHAT_HELP}
+          {CHAT_HELP()}
           {chat.savedPlan && (
             <div data-testid="saved-plan">
               <p>
@@ -335,11 +335,11 @@ export function Chat({
         }}
       >
         <label htmlFor="goal" className="sr-only">
-          Goal or message
+          {t('chat.goal.label')}
         </label>
         <textarea
           id="goal"
-          placeholder={chat.savedPlan ? 'Say “ok” to apply the saved plan, or describe a new goal…' : 'Describe a goal, e.g. “make answer() return 42” (Ctrl+Enter to send)'}
+          placeholder={chat.savedPlan ? t('chat.placeholder.saved') : t('chat.placeholder')}
           value={text}
           onChange={(e) => setText(e.target.value)}
           onKeyDown={(e) => {
@@ -354,17 +354,17 @@ export function Chat({
             {sendLabel}
           </button>
           <span className="muted">
-            <kbd>Ctrl</kbd>+<kbd>Enter</kbd> send · <kbd>Esc</kbd> cancel · mode: {input.kind === 'message' && input.appliesSavedPlan ? 'APPLY the saved plan' : 'decided by papayu (plan:/apply: prefixes choose)'}
+            <kbd>Ctrl</kbd>+<kbd>Enter</kbd> {t('chat.keys.send')} · <kbd>Esc</kbd> {t('chat.keys.cancel')} · {t('chat.keys.mode')} {input.kind === 'message' && input.appliesSavedPlan ? t('chat.mode.saved') : t('chat.mode.auto')}
           </span>
         </div>
         <details style={{ marginTop: 8 }}>
-          <summary>Preview a plan document without the model (like papayu preview)</summary>
+          <summary>{t('chat.doc.summary')}</summary>
           <label htmlFor="plandoc" className="sr-only">
-            Plan document (JSON)
+            {t('chat.doc.label')}
           </label>
           <textarea id="plandoc" rows={5} className="mono" placeholder='{"actions":[…],"summary":"…"}' value={planDoc} onChange={(e) => setPlanDoc(e.target.value)} />
           <button type="button" onClick={() => void previewDoc()} disabled={busy || !planDoc.trim()}>
-            Preview plan document
+            {t('chat.doc.button')}
           </button>
         </details>
       </form>

@@ -6,15 +6,15 @@ import { ErrorBox, fmtTime } from './common';
 import { t } from '../i18n';
 
 function Entries({ entries, label }: { entries: HistoryEntry[]; label: string }) {
-  if (!entries.length) return <p className="muted">empty</p>;
+  if (!entries.length) return <p className="muted">{t('history.empty')}</p>;
   return (
     <table className="list" aria-label={label}>
       <thead>
         <tr>
-          <th>transaction</th>
-          <th>kind</th>
-          <th>when</th>
-          <th>paths</th>
+          <th>{t('history.tx')}</th>
+          <th>{t('history.kind')}</th>
+          <th>{t('history.when')}</th>
+          <th>{t('history.paths')}</th>
         </tr>
       </thead>
       <tbody>
@@ -42,7 +42,7 @@ export function HistoryView({ project, history, onChanged, busy }: { project: st
     try {
       const r = which === 'undo' ? await api.undo(project, force) : await api.redo(project, force);
       setErr(null);
-      setMsg(`${which === 'undo' ? 'Undone' : 'Redone'}: transaction ${r.tx_id} (${r.files.map((f) => f.path).join(', ')})`);
+      setMsg(t(which === 'undo' ? 'history.undone' : 'history.redone', { tx: r.tx_id, files: r.files.map((f) => f.path).join(', ') }));
       onChanged();
     } catch (e) {
       setErr({ error: toApiError(e), which });
@@ -54,28 +54,32 @@ export function HistoryView({ project, history, onChanged, busy }: { project: st
       <h2 id="hist-h">{t('history.title')}</h2>
       <div className="row" style={{ marginBottom: 8 }}>
         <button className="primary" onClick={() => void step('undo', false)} disabled={busy || !history?.undo.length}>
-          Undo
+          {t('history.undo.button')}
         </button>
         <button onClick={() => void step('redo', false)} disabled={busy || !history?.redo.length}>
-          Redo
+          {t('history.redo.button')}
         </button>
         <span role="status" className="muted">
           {msg}
         </span>
       </div>
       {err && (
-        <ErrorBox error={err.error} title={`${err.which} failed`}>
+        <ErrorBox error={err.error} title={t(err.which === 'undo' ? 'history.undo.failed' : 'history.redo.failed')}>
           {conflict && (
             <p>
-              Files changed since that transaction. <button className="danger" onClick={() => void step(err.which, true)}>Force {err.which}</button> overwrites those changes.
+              {t('history.conflict')}{' '}
+              <button className="danger" onClick={() => void step(err.which, true)}>
+                {t(err.which === 'undo' ? 'history.force.undo' : 'history.force.redo')}
+              </button>{' '}
+              {t('history.overwrites')}
             </p>
           )}
         </ErrorBox>
       )}
       <h3>{t('history.undo')}</h3>
-      <Entries entries={history?.undo ?? []} label="Undo stack" />
+      <Entries entries={history?.undo ?? []} label={t('history.undo.stack')} />
       <h3 style={{ marginTop: 12 }}>{t('history.redo')}</h3>
-      <Entries entries={history?.redo ?? []} label="Redo stack" />
+      <Entries entries={history?.redo ?? []} label={t('history.redo.stack')} />
     </section>
   );
 }

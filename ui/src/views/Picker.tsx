@@ -38,20 +38,20 @@ export function ProjectPicker({ onOpen, error, start }: { onOpen: (path: string)
           }}
         >
           <label htmlFor="project-path">{t('picker.folder')}</label>
-          <input id="project-path" style={{ flex: 1, minWidth: 220 }} value={path} onChange={(e) => setPath(e.target.value)} placeholder="/path/to/project" />
+          <input id="project-path" style={{ flex: 1, minWidth: 220 }} value={path} onChange={(e) => setPath(e.target.value)} placeholder={t('picker.placeholder')} />
           <button type="submit" className="primary" disabled={!path.trim()}>
-            Open
+            {t('picker.open.button')}
           </button>
         </form>
-        {error && <ErrorBox error={error} title="Cannot open the project" />}
+        {error && <ErrorBox error={error} title={t('picker.cannot')} />}
         {err && <ErrorBox error={err} />}
         <h3 style={{ marginTop: 14 }}>{t('picker.recent')}</h3>
         {recent === null ? (
-          <p className="muted">Loading…</p>
+          <p className="muted">{t('common.loading')}</p>
         ) : recent.length === 0 ? (
-          <p className="muted">None yet.</p>
+          <p className="muted">{t('picker.none')}</p>
         ) : (
-          <ul className="entries" aria-label="Recent projects">
+          <ul className="entries" aria-label={t('picker.recent')}>
             {recent.map((r) => (
               <li key={r.path}>
                 <button onClick={() => onOpen(r.path)}>
@@ -68,29 +68,29 @@ export function ProjectPicker({ onOpen, error, start }: { onOpen: (path: string)
           <>
             <div className="row" style={{ marginBottom: 6 }}>
               <code style={{ flex: 1, wordBreak: 'break-all' }}>{dir.path}</code>
-              <button onClick={() => void browse(dir.parent ?? undefined)} disabled={!dir.parent} aria-label="Parent folder">
-                ↑ Up
+              <button onClick={() => void browse(dir.parent ?? undefined)} disabled={!dir.parent} aria-label={t('picker.parent')}>
+                {t('picker.up')}
               </button>
               <button className="primary" onClick={() => onOpen(dir.path)}>
-                Open this folder
+                {t('picker.open.this')}
               </button>
             </div>
-            <ul className="entries" aria-label={`Folders in ${dir.path}`}>
+            <ul className="entries" aria-label={t('picker.folders', { path: dir.path })}>
               {dir.entries
                 .filter((e) => e.is_dir)
                 .map((e) => {
                   const full = `${dir.path.replace(/\/$/, '')}/${e.name}`;
                   return (
                     <li key={e.name}>
-                      <button onClick={() => void browse(full)} onDoubleClick={() => onOpen(full)} title={e.is_project ? 'looks like a project' : undefined}>
-                        📁 {e.name} {e.is_project && <span className="badge">project</span>}
+                      <button onClick={() => void browse(full)} onDoubleClick={() => onOpen(full)} title={e.is_project ? t('picker.looks') : undefined}>
+                        📁 {e.name} {e.is_project && <span className="badge">{t('picker.project')}</span>}
                       </button>
                     </li>
                   );
                 })}
             </ul>
             <p className="muted" style={{ fontSize: 13 }}>
-              Click a folder to enter it; “Open this folder” opens the one shown.
+              {t('picker.help')}
             </p>
           </>
         )}

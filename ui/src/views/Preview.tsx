@@ -3,7 +3,7 @@ import { diffStat, parseDiff } from '../state/diff';
 import { applyRequest, confirmDeletes, initialSelection, setAll, toggle, type ApplyRequest, type Selection } from '../state/selection';
 import type { FileDiff, PreviewView } from '../types';
 import { MemoryNote, Md } from './common';
-import { t } from '../i18n';
+import { t, tn } from '../i18n';
 
 const FIRST_LINES = 300;
 const AUTO_EXPAND = 3;
@@ -39,7 +39,7 @@ const DiffTable = memo(function DiffTable({ diff }: { diff: string }) {
                 <span className="sign" aria-hidden="true">
                   {l.kind === 'add' ? '+' : l.kind === 'del' ? '-' : ' '}
                 </span>
-                <span className="sr-only">{l.kind === 'add' ? 'added: ' : l.kind === 'del' ? 'removed: ' : ''}</span>
+                <span className="sr-only">{l.kind === 'add' ? t('preview.added') : l.kind === 'del' ? t('preview.removed.sr') : ''}</span>
                 {l.text}
               </td>
             </tr>
@@ -48,7 +48,7 @@ const DiffTable = memo(function DiffTable({ diff }: { diff: string }) {
       </table>
       {!all && parsed.lines.length > FIRST_LINES && (
         <button className="link" onClick={() => setAll(true)}>
-          Show all {parsed.lines.length} lines
+          {t('preview.show.all', { n: parsed.lines.length })}
         </button>
       )}
     </>
@@ -87,23 +87,23 @@ const FileCard = memo(function FileCard({
           <span className="muted">[{file.index}]</span> <span className="badge">{file.kind}</span> <span className="path">{file.path}</span>
         </label>
         {blocked && <span className="badge code">{blocked.code}</span>}
-        {file.noop && <span className="badge">no-op</span>}
-        {file.removed_files > 0 && <span className="badge">removes {file.removed_files} file(s)</span>}
+        {file.noop && <span className="badge">{t('preview.noop')}</span>}
+        {file.removed_files > 0 && <span className="badge">{tn('preview.removes', file.removed_files)}</span>}
         <span className="spacer" />
         {(stat.added > 0 || stat.removed > 0) && (
-          <span className="mono" aria-label={`${stat.added} lines added, ${stat.removed} removed`}>
+          <span className="mono" aria-label={t('preview.stat', { added: stat.added, removed: stat.removed })}>
             <span className="add">+{stat.added}</span> <span className="del">−{stat.removed}</span>
           </span>
         )}
         {file.diff && (
           <button className="link" aria-expanded={open} aria-controls={`${id}-diff`} onClick={() => setOpen(!open)}>
-            {open ? 'Hide diff' : 'Show diff'}
+            {open ? t('preview.hide.diff') : t('preview.show.diff')}
           </button>
         )}
       </div>
       {blocked && (
         <div className="blocked-msg" id={`${id}-err`}>
-          Blocked: {blocked.message}
+          {t('preview.blocked.msg', { message: blocked.message })}
         </div>
       )}
       {open && file.diff && (
@@ -148,7 +148,7 @@ export function PreviewPanel({
     ] as const
   ).filter(([, n]) => n > 0);
   return (
-    <section className="panel preview" aria-label="Preview" data-testid="preview">
+    <section className="panel preview" aria-label={t('preview.aria')} data-testid="preview">
       <h2>{t('preview.title')}</h2>
       {preview.summary && (
         <p style={{ whiteSpace: 'pre-wrap' }}>
@@ -156,38 +156,38 @@ export function PreviewPanel({
         </p>
       )}
       <div className="preview-head">
-        <span className="badge">protocol v{preview.protocol}</span>
+        <span className="badge">{t('preview.protocol', { n: preview.protocol })}</span>
         {counts.map(([k, n]) => (
           <span key={k} className="badge">
             {k} {n}
           </span>
         ))}
-        {s.blocked > 0 && <span className="badge code">blocked {s.blocked}</span>}
-        {preview.repaired && <span className="badge">repaired</span>}
+        {s.blocked > 0 && <span className="badge code">{t('preview.blocked', { n: s.blocked })}</span>}
+        {preview.repaired && <span className="badge">{t('preview.repaired')}</span>}
         {preview.fallback && (
-          <span className="badge code" title={`stage ${preview.fallback.stage}`}>
-            fallback v{preview.fallback.from}→v{preview.fallback.to} ({preview.fallback.reason})
+          <span className="badge code" title={t('preview.stage', { stage: preview.fallback.stage })}>
+            {t('preview.fallback', { from: preview.fallback.from, to: preview.fallback.to, reason: preview.fallback.reason })}
           </span>
         )}
         <span className="spacer" />
         <span className="muted">
-          {sel.selected.size} of {sel.rows.length} selected
+          {t('preview.selected', { n: sel.selected.size, total: sel.rows.length })}
         </span>
         <button onClick={() => setSel((x) => setAll(x, true))} disabled={busy}>
-          Select all
+          {t('preview.select.all')}
         </button>
         <button onClick={() => setSel((x) => setAll(x, false))} disabled={busy}>
-          Select none
+          {t('preview.select.none')}
         </button>
       </div>
       <MemoryNote memory={preview.memory} />
-      {preview.no_changes && <div className="info-box">The model says nothing needs to change.</div>}
+      {preview.no_changes && <div className="info-box">{t('preview.no.changes')}</div>}
       {s.blocked > 0 && (
         <div className="info-box">
-          {s.blocked} action(s) would fail and cannot be selected; their error code and message are shown below.
+          {tn('preview.would.fail', s.blocked)}
         </div>
       )}
-      <div className="files" role="group" aria-label="Actions">
+      <div className="files" role="group" aria-label={t('preview.actions')}>
         {preview.preview.files.map((f) => (
           <FileCard key={f.index} file={f} selected={sel.selected.has(f.index)} disabled={busy} initiallyOpen={autoOpen.has(f.index)} onToggle={onToggle} />
         ))}
@@ -197,27 +197,27 @@ export function PreviewPanel({
           <label className="row">
             <input type="checkbox" checked={sel.deletesConfirmed} onChange={(e) => setSel((x) => confirmDeletes(x, e.target.checked))} disabled={busy} />
             <span>
-              Yes, delete {deletesSelected.map((r) => r.path).join(', ')}
+              {t('preview.confirm.delete', { paths: deletesSelected.map((r) => r.path).join(', ') })}
             </span>
           </label>
         </div>
       )}
       {preview.commands_to_run.length > 0 && (
         <p className="muted">
-          The model suggests running: <code>{preview.commands_to_run.join(' ; ')}</code>
+          {t('preview.suggests')} <code>{preview.commands_to_run.join(' ; ')}</code>
         </p>
       )}
       {(preview.rollback ?? []).length > 0 && (
         <p className="muted">
-          To roll back by hand, the model says: {(preview.rollback ?? []).join(' ; ')}
+          {t('preview.rollback', { steps: (preview.rollback ?? []).join(' ; ') })}
         </p>
       )}
       <div className="row">
         <button className="primary" disabled={busy || !req.ok} onClick={() => req.ok && onApply(req.request)}>
-          Apply {sel.rows.filter((r) => !r.blocked && sel.selected.has(r.index)).length} action(s)
+          {tn('preview.apply', sel.rows.filter((r) => !r.blocked && sel.selected.has(r.index)).length)}
         </button>
         <button onClick={onDiscard} disabled={busy}>
-          Discard
+          {t('preview.discard')}
         </button>
         {!req.ok && <span className="muted">{req.reason}</span>}
       </div>

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { api } from '../api';
 import { chartGeometry, DEFAULT_BOX } from '../state/chart';
 import { toApiError, type ApiError } from '../transport';
-import { maybe, t, type Key } from '../i18n';
+import { maybe, t, tn, type Key } from '../i18n';
 import type { Graduation, ProposalsOutcome, ReportView, TimelineDay } from '../types';
 import { ErrorBox, pct } from './common';
 
@@ -14,21 +14,21 @@ export function Chart({ timeline }: { timeline: TimelineDay[] }) {
   return (
     <figure style={{ margin: 0 }}>
       <svg className="chart" viewBox={`0 0 ${DEFAULT_BOX.width} ${DEFAULT_BOX.height}`} role="img" aria-labelledby="chart-title chart-desc">
-        <title id="chart-title">Fallback rate, repair success rate and error codes per day</title>
+        <title id="chart-title">{t('chart.title')}</title>
         <desc id="chart-desc">
-          {g.days.length} day(s). Lines: fallback rate and repair success rate (left axis, percent). Bars: error codes per day (right axis, count).
+          {tn('chart.desc', g.days.length)}
         </desc>
-        {g.rateTicks.map((t) => (
-          <g key={`r${t.value}`}>
-            <line className="axis" x1={x0} x2={x1} y1={t.y} y2={t.y} strokeDasharray={t.value === 0 ? undefined : '2 4'} />
-            <text x={x0 - 6} y={t.y + 4} textAnchor="end">
-              {Math.round(t.value * 100)}%
+        {g.rateTicks.map((k) => (
+          <g key={`r${k.value}`}>
+            <line className="axis" x1={x0} x2={x1} y1={k.y} y2={k.y} strokeDasharray={k.value === 0 ? undefined : '2 4'} />
+            <text x={x0 - 6} y={k.y + 4} textAnchor="end">
+              {Math.round(k.value * 100)}%
             </text>
           </g>
         ))}
-        {g.countTicks.map((t) => (
-          <text key={`c${t.value}`} x={x1 + 6} y={t.y + 4}>
-            {t.value}
+        {g.countTicks.map((k) => (
+          <text key={`c${k.value}`} x={x1 + 6} y={k.y + 4}>
+            {k.value}
           </text>
         ))}
         {g.bars.map((b) => (
@@ -43,14 +43,14 @@ export function Chart({ timeline }: { timeline: TimelineDay[] }) {
         {g.fallback.points.map((p) => (
           <circle key={`f${p.day}`} cx={p.x} cy={p.y} r={3.5} fill="var(--line-fallback)">
             <title>
-              {p.day}: fallback rate {pct(p.value)}
+              {t('chart.point.fallback', { day: p.day, value: pct(p.value) })}
             </title>
           </circle>
         ))}
         {g.repair.points.map((p) => (
           <circle key={`p${p.day}`} cx={p.x} cy={p.y} r={3.5} fill="var(--line-repair)">
             <title>
-              {p.day}: repair success {pct(p.value)}
+              {t('chart.point.repair', { day: p.day, value: pct(p.value) })}
             </title>
           </circle>
         ))}
@@ -65,20 +65,20 @@ export function Chart({ timeline }: { timeline: TimelineDay[] }) {
         <line className="axis" x1={x0} x2={x0} y1={y1} y2={y0} />
         <line className="axis" x1={x1} x2={x1} y1={y1} y2={y0} />
         <text className="axis-title" data-axis="left" transform={`translate(14 ${(y0 + y1) / 2}) rotate(-90)`} textAnchor="middle">
-          rate (%)
+          {t('chart.axis.left')}
         </text>
         <text className="axis-title" data-axis="right" transform={`translate(${DEFAULT_BOX.width - 10} ${(y0 + y1) / 2}) rotate(90)`} textAnchor="middle">
-          error codes per day
+          {t('chart.axis.right')}
         </text>
       </svg>
       <figcaption className="legend">
         <span>
           <span className="swatch" style={{ background: 'var(--line-fallback)' }} />
-          fallback rate
+          {t('chart.legend.fallback')}
         </span>
         <span>
           <span className="swatch" style={{ background: 'var(--line-repair)' }} />
-          repair success rate (dashed)
+          {t('chart.legend.repair')}
         </span>
         {g.codes.map((c) => (
           <span key={c.code}>

@@ -21,7 +21,7 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
   const env = info?.env;
   // The layered configuration, as in the CLI: a PAPAYU_* variable wins over a saved field.
   const envWins = (variable: string, value: string | number | null | undefined) =>
-    value !== null && value !== undefined && value !== '' ? `${variable}=${value} is set in the environment: it wins over this field.` : '';
+    value !== null && value !== undefined && value !== '' ? t('settings.env.wins', { variable, value }) : '';
   const field = (k: keyof SettingsForm, label: string, hint: string, input: React.ReactNode) => (
     <>
       <label htmlFor={`s-${k}`}>{label}</label>
@@ -75,7 +75,9 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
     <section className="panel" aria-labelledby="set-h">
       <h2 id="set-h">{t('settings.title')}</h2>
       <p className="muted">
-        Saved to {info ? `${info.config_dir}/papayu/config.toml` : 'your config.toml'}, the file <code>papayu config</code> changes. As in the CLI, the project&apos;s <code>.papa-yu/config.toml</code> and <code>PAPAYU_*</code> environment variables win over these fields; an empty field leaves them (or the default). API keys are never stored: name the environment variable that holds yours.
+        {t('settings.saved.to', { file: info ? `${info.config_dir}/papayu/config.toml` : t('settings.your.config') })} <code>papayu config</code>
+        {t('settings.intro.mid')} <code>.papa-yu/config.toml</code> {t('settings.intro.and')}{' '}
+        <code>PAPAYU_*</code> {t('settings.intro.end')}
       </p>
       <form
         className="settings"
@@ -86,10 +88,10 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
       >
         {field(
           'provider',
-          'Provider',
+          t('settings.provider'),
           envWins('PAPAYU_LLM_PROVIDER', env?.provider),
           <select id="s-provider" value={form.provider} onChange={(e) => set('provider', e.target.value)}>
-            <option value="">(environment / default)</option>
+            <option value="">{t('settings.env.default')}</option>
             {PROVIDERS.map((p) => (
               <option key={p} value={p}>
                 {p}
@@ -97,15 +99,15 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
             ))}
           </select>,
         )}
-        {field('api_url', 'API URL', envWins('PAPAYU_LLM_API_URL', env?.api_url), text('api_url', env?.api_url ?? 'https://api.openai.com/v1'))}
-        {field('model', 'Model', envWins('PAPAYU_LLM_MODEL', env?.model), text('model', env?.model ?? 'gpt-4o-mini'))}
-        {field('api_key_env', 'API key variable', 'The NAME of an environment variable, e.g. OPENAI_API_KEY.', text('api_key_env', 'OPENAI_API_KEY'))}
+        {field('api_url', t('settings.api.url'), envWins('PAPAYU_LLM_API_URL', env?.api_url), text('api_url', env?.api_url ?? 'https://api.openai.com/v1'))}
+        {field('model', t('settings.model'), envWins('PAPAYU_LLM_MODEL', env?.model), text('model', env?.model ?? 'gpt-4o-mini'))}
+        {field('api_key_env', t('settings.api.key'), t('settings.api.key.hint'), text('api_key_env', 'OPENAI_API_KEY'))}
         {field(
           'protocol_version',
-          'Protocol version',
+          t('settings.protocol'),
           '',
           <select id="s-protocol_version" value={form.protocol_version} onChange={(e) => set('protocol_version', e.target.value)}>
-            <option value="">(environment / default)</option>
+            <option value="">{t('settings.env.default')}</option>
             <option value="1">v1</option>
             <option value="2">v2</option>
             <option value="3">v3</option>
@@ -113,57 +115,57 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
         )}
         {field(
           'strict_json',
-          'Strict JSON',
-          'Ask the provider for schema-constrained output (response_format json_schema).',
+          t('settings.strict'),
+          t('settings.strict.hint'),
           <select id="s-strict_json" value={form.strict_json} onChange={(e) => set('strict_json', e.target.value as SettingsForm['strict_json'])}>
-            <option value="default">(environment / default)</option>
-            <option value="on">on</option>
-            <option value="off">off</option>
+            <option value="default">{t('settings.env.default')}</option>
+            <option value="on">{t('settings.on')}</option>
+            <option value="off">{t('settings.off')}</option>
           </select>,
         )}
-        {field('temperature', 'Temperature', '0 to 2', text('temperature', ''))}
-        {field('max_tokens', 'Max tokens', '', text('max_tokens', ''))}
-        {field('timeout_sec', 'Timeout (s)', '', text('timeout_sec', ''))}
+        {field('temperature', t('settings.temperature'), t('settings.temperature.hint'), text('temperature', ''))}
+        {field('max_tokens', t('settings.max.tokens'), '', text('max_tokens', ''))}
+        {field('timeout_sec', t('settings.timeout'), '', text('timeout_sec', ''))}
         {field(
           'theme',
-          'Theme',
+          t('settings.theme'),
           '',
           <select id="s-theme" value={form.theme} onChange={(e) => set('theme', e.target.value as SettingsForm['theme'])}>
-            <option value="system">system</option>
-            <option value="light">light</option>
-            <option value="dark">dark</option>
+            <option value="system">{t('theme.system')}</option>
+            <option value="light">{t('theme.light')}</option>
+            <option value="dark">{t('theme.dark')}</option>
           </select>,
         )}
         <span />
         <div className="row">
           <button type="submit" className="primary">
-            Save settings
+            {t('settings.save')}
           </button>
           <button type="button" onClick={() => void testConnection()} disabled={test.running}>
-            {test.running ? 'Testing…' : 'Test connection'}
+            {test.running ? t('settings.testing') : t('settings.test')}
           </button>
           <span role="status" className="add">
-            {saved ? 'Saved.' : ''}
+            {saved ? t('settings.saved') : ''}
           </span>
         </div>
       </form>
       <ConnectionResult result={test.result} />
-      {apiErr && <ErrorBox error={apiErr} title="Not saved" />}
+      {apiErr && <ErrorBox error={apiErr} title={t('settings.not.saved')} />}
       {info && (
         <p data-testid="research-status" style={{ marginTop: 12, fontSize: 13.5 }}>
-          Online research (Trends, web_search):{' '}
+          {t('settings.research')}{' '}
           {info.research.on ? (
-            <span className="add">on ({info.research.backend})</span>
+            <span className="add">{t('settings.research.on', { backend: info.research.backend ?? '' })}</span>
           ) : (
             <>
-              <strong>off</strong> — {info.research.problem} (in the environment papayu starts with; see docs/INTEGRATIONS.md)
+              <strong>{t('settings.research.off')}</strong> — {info.research.problem} {t('settings.research.where')}
             </>
           )}
         </p>
       )}
       {info && (
         <p className="muted" style={{ marginTop: 12, fontSize: 13 }}>
-          papayu {info.version} · transport {info.transport} · config <code>{info.config_dir}</code>
+          {t('settings.footer', { version: info.version, transport: info.transport })} <code>{info.config_dir}</code>
         </p>
       )}
     </section>
@@ -174,19 +176,19 @@ export function SettingsView({ settings, info, onSaved }: { settings: Settings; 
 function ConnectionResult({ result }: { result: ConnectionTest | null }) {
   if (!result) return null;
   const p = result.provider;
-  const who = p ? `${p.model} via ${p.kind}${p.endpoint ? ` (${p.endpoint})` : ''}` : 'the provider';
+  const who = p ? `${t('settings.via', { model: p.model, kind: p.kind })}${p.endpoint ? ` (${p.endpoint})` : ''}` : t('settings.the.provider');
   if (result.ok) {
     return (
       <p className="add" data-testid="connection-ok" role="status">
-        Connected: {who}
-        {result.latency_ms !== null ? `, answered in ${Math.round(result.latency_ms)} ms` : ''}.
+        {t('settings.connected', { who })}
+        {result.latency_ms !== null ? t('settings.answered', { ms: Math.round(result.latency_ms) }) : ''}.
       </p>
     );
   }
-  const error = toApiError(result.error ?? { code: 'ERR_LLM_CONFIG', message: 'no provider' });
+  const error = toApiError(result.error ?? { code: 'ERR_LLM_CONFIG', message: t('settings.no.provider') });
   return (
     <div data-testid="connection-failed">
-      <ErrorBox error={error} title={`Cannot reach ${who}`} />
+      <ErrorBox error={error} title={t('settings.cannot.reach', { who })} />
     </div>
   );
 }

@@ -28,35 +28,35 @@ export function TracesView({ project }: { project: string }) {
     <section className="panel" aria-labelledby="tr-h">
       <h2 id="tr-h">{t('traces.title')}</h2>
       {err && <ErrorBox error={err} />}
-      {list && list.length === 0 && <p className="muted">No traces yet (they are written when PAPAYU_TRACE=1).</p>}
+      {list && list.length === 0 && <p className="muted">{t('traces.none')}</p>}
       {list && list.length > 0 && (
         <table className="list">
           <thead>
             <tr>
-              <th>when</th>
-              <th>mode</th>
-              <th>protocol</th>
-              <th>outcome</th>
-              <th>model</th>
-              <th>flags</th>
+              <th>{t('traces.when')}</th>
+              <th>{t('traces.mode')}</th>
+              <th>{t('traces.protocol')}</th>
+              <th>{t('traces.outcome')}</th>
+              <th>{t('traces.model')}</th>
+              <th>{t('traces.flags')}</th>
             </tr>
           </thead>
           <tbody>
-            {list.map((t) => (
-              <tr key={t.trace_id} className={sel === t.trace_id ? 'sel' : ''}>
+            {list.map((tr) => (
+              <tr key={tr.trace_id} className={sel === tr.trace_id ? 'sel' : ''}>
                 <td>
-                  <button className="link" onClick={() => void open(t.trace_id)} aria-pressed={sel === t.trace_id}>
-                    {fmtTime(t.created_unix_ms)}
+                  <button className="link" onClick={() => void open(tr.trace_id)} aria-pressed={sel === tr.trace_id}>
+                    {fmtTime(tr.created_unix_ms)}
                   </button>
                 </td>
-                <td>{t.mode}</td>
-                <td>v{t.protocol}</td>
-                <td>{t.error_code ? <span className="badge code">{t.error_code}</span> : t.outcome ?? 'ok'}</td>
+                <td>{tr.mode}</td>
+                <td>v{tr.protocol}</td>
+                <td>{tr.error_code ? <span className="badge code">{tr.error_code}</span> : tr.outcome ?? 'ok'}</td>
                 <td className="mono">
-                  {t.provider}/{t.model}
+                  {tr.provider}/{tr.model}
                 </td>
                 <td>
-                  {t.repaired && <span className="badge">repaired</span>} {t.fallback && <span className="badge code">fallback</span>}
+                  {tr.repaired && <span className="badge">{t('traces.repaired')}</span>} {tr.fallback && <span className="badge code">{t('traces.fallback')}</span>}
                 </td>
               </tr>
             ))}
@@ -66,10 +66,10 @@ export function TracesView({ project }: { project: string }) {
       {sel && (
         <div style={{ marginTop: 12 }} aria-live="polite">
           <h3>
-            Trace <code>{sel}</code>
+            {t('traces.trace')} <code>{sel}</code>
           </h3>
           {!detail ? (
-            <p className="muted">Loading…</p>
+            <p className="muted">{t('common.loading')}</p>
           ) : (
             <>
               <table className="list">
@@ -83,7 +83,7 @@ export function TracesView({ project }: { project: string }) {
                 </tbody>
               </table>
               <details>
-                <summary>Full record (JSON)</summary>
+                <summary>{t('traces.full')}</summary>
                 <pre>{JSON.stringify(detail, null, 2)}</pre>
               </details>
             </>

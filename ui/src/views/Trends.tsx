@@ -52,20 +52,20 @@ export function TrendsView({ onSettings }: { onSettings: () => void }) {
         }}
       >
         <label htmlFor="trends-topic">{t('trends.topic')}</label>
-        <input id="trends-topic" value={topic} onChange={(e) => setTopic(e.target.value)} placeholder="UI design and icon trends" disabled={busy} />
+        <input id="trends-topic" value={topic} onChange={(e) => setTopic(e.target.value)} placeholder={t('trends.placeholder')} disabled={busy} />
         <button type="submit" disabled={busy}>
           {busy ? t('trends.searching') : t('trends.search')}
         </button>
       </form>
-      {err && <ErrorBox error={err} title="Trends" advice={researchAdvice(err.code)} onSettings={onSettings} onRetry={() => void search()} />}
-      {openErr && <ErrorBox error={openErr} title="Open link" />}
+      {err && <ErrorBox error={err} title={t('trends.error')} advice={researchAdvice(err.code)} onSettings={onSettings} onRetry={() => void search()} />}
+      {openErr && <ErrorBox error={openErr} title={t('trends.open.link')} />}
       {found && (
         <>
           <p className="muted" data-testid="trends-summary">
             {t(found.cards.length === 1 ? 'trends.summary.one' : 'trends.summary.many', { n: found.cards.length, topic: found.topic, d: found.domains.length })}
           </p>
           {found.cards.length === 0 && <p className="muted">{t('trends.nothing')}</p>}
-          <ul className="trend-cards" aria-label="trends">
+          <ul className="trend-cards" aria-label={t('trends.aria')}>
             {found.cards.map((c) => (
               <li key={c.url} className="trend-card" data-testid="trend-card">
                 <h3>

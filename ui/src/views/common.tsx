@@ -2,6 +2,7 @@ import { adviceFor, messageWithoutViolations, type ErrorAdvice } from '../state/
 import { inlineSegments } from '../state/markdown';
 import type { ApiError } from '../transport';
 import type { PlanView } from '../types';
+import { t, tn } from '../i18n';
 
 /** A model's text with its inline Markdown (`code`, **bold**) rendered; never HTML. */
 export function Md({ text }: { text: string }) {
@@ -54,12 +55,12 @@ export function ErrorBox({
       </div>
       {message && <pre className="message">{message}</pre>}
       {error.violations.length > 0 && (
-        <ul aria-label="violations">
+        <ul aria-label={t('err.violations')}>
           {error.violations.map((v, i) => (
             <li key={i}>
               <span className="badge code">{v.code}</span>{' '}
               {v.path ? <code>{v.path}</code> : null}
-              {v.action_index !== undefined && v.action_index !== null ? <span className="muted"> (action {v.action_index})</span> : null} <Md text={v.message} />
+              {v.action_index !== undefined && v.action_index !== null ? <span className="muted">{t('err.action', { n: v.action_index })}</span> : null} <Md text={v.message} />
             </li>
           ))}
         </ul>
@@ -71,8 +72,8 @@ export function ErrorBox({
       )}
       {(retry || settings) && (
         <div className="row">
-          {retry && <button onClick={onRetry}>Retry</button>}
-          {settings && <button onClick={onSettings}>Open Settings</button>}
+          {retry && <button onClick={onRetry}>{t('err.retry')}</button>}
+          {settings && <button onClick={onSettings}>{t('err.settings')}</button>}
         </div>
       )}
       {children}
@@ -91,8 +92,8 @@ export function MemoryNote({ memory }: { memory: unknown }) {
   if (!m || (!m.applied?.length && !m.rejected?.length)) return null;
   return (
     <p className="muted">
-      Memory: {m.applied?.length ? <>set {m.applied.map((a) => a.key).join(', ')}</> : null}
-      {m.rejected?.length ? <> · rejected {m.rejected.map((r) => `${r.key} (${typeof r.reason === 'string' ? r.reason : JSON.stringify(r.reason)})`).join(', ')}</> : null}
+      {t('memory.label')} {m.applied?.length ? t('memory.set', { keys: m.applied.map((a) => a.key).join(', ') }) : null}
+      {m.rejected?.length ? t('memory.rejected', { items: m.rejected.map((r) => `${r.key} (${typeof r.reason === 'string' ? r.reason : JSON.stringify(r.reason)})`).join(', ') }) : null}
     </p>
   );
 }
@@ -125,7 +126,7 @@ export function PlanDetails({ plan }: { plan: PlanView }) {
       )}
       {plan.plan?.length > 0 && (
         <>
-          <h3>Steps</h3>
+          <h3>{t('plan.steps')}</h3>
           <ol>
             {plan.plan.map((s, i) => (
               <li key={i}>
@@ -143,37 +144,37 @@ export function PlanDetails({ plan }: { plan: PlanView }) {
           </ol>
         </>
       )}
-      <List title="Risks" items={plan.risks} />
-      <List title="Questions" items={plan.questions} />
-      <List title="How to verify" items={plan.verification} />
+      <List title={t('plan.risks')} items={plan.risks} />
+      <List title={t('plan.questions')} items={plan.questions} />
+      <List title={t('plan.verify')} items={plan.verification} />
       {plan.commands_to_run?.length > 0 && (
         <>
-          <h3>Suggested commands</h3>
+          <h3>{t('plan.commands')}</h3>
           <pre>{plan.commands_to_run.join('\n')}</pre>
         </>
       )}
-      <List title="Rollback" items={plan.rollback ?? []} />
+      <List title={t('plan.rollback')} items={plan.rollback ?? []} />
       {plan.unanswered_context_requests?.length > 0 && (
         <p className="muted">
-          {plan.unanswered_context_requests.length} context request(s) were left unanswered (the round cap was reached):{' '}
+          {tn('plan.unanswered', plan.unanswered_context_requests.length)}{' '}
           <code>{plan.unanswered_context_requests.map((r) => JSON.stringify(r)).join(' ')}</code>
         </p>
       )}
       <MemoryNote memory={plan.memory} />
       <div className="row muted" style={{ fontSize: 13 }}>
-        <span>protocol v{plan.protocol}</span>
-        {plan.context_rounds > 0 && <span>· {plan.context_rounds} context round(s)</span>}
-        {plan.repaired && <span>· repaired</span>}
-        <span>· trace <code>{plan.trace_id}</code></span>
+        <span>{t('plan.protocol', { n: plan.protocol })}</span>
+        {plan.context_rounds > 0 && <span>{tn('plan.rounds', plan.context_rounds)}</span>}
+        {plan.repaired && <span>{t('plan.repaired')}</span>}
+        <span>{t('plan.trace')} <code>{plan.trace_id}</code></span>
       </div>
       {ctx && (
         <details>
           <summary>
-            Context: {ctx.sent_files.length} file(s) sent, {ctx.dropped.length} dropped by the diet
+            {tn('plan.context', ctx.sent_files.length, { dropped: ctx.dropped.length })}
           </summary>
           <div className="grid2">
             <div>
-              <h3>Sent</h3>
+              <h3>{t('plan.sent')}</h3>
               <ul className="mono">
                 {ctx.sent_files.map((p) => (
                   <li key={p}>{p}</li>
@@ -181,9 +182,9 @@ export function PlanDetails({ plan }: { plan: PlanView }) {
               </ul>
             </div>
             <div>
-              <h3>Dropped</h3>
+              <h3>{t('plan.dropped')}</h3>
               {ctx.dropped.length === 0 ? (
-                <p className="muted">nothing</p>
+                <p className="muted">{t('plan.nothing')}</p>
               ) : (
                 <ul>
                   {ctx.dropped.map((d) => (
