@@ -157,6 +157,8 @@ export async function startServer(model, base, extraEnv = {}, opts = {}) {
     ...(opts.open ? { XDG_RUNTIME_DIR: join(base, 'run') } : {}),
     ...extraEnv,
   };
+  // `null` in extraEnv removes a variable (e.g. to let the user's config file decide).
+  for (const [k, v] of Object.entries(env)) if (v === null) delete env[k];
   mkdirSync(env.HOME, { recursive: true });
   mkdirSync(env.XDG_CONFIG_HOME, { recursive: true });
   if (opts.open) mkdirSync(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });

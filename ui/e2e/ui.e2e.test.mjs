@@ -1,6 +1,6 @@
 // The browser UI against the real `papayu ui` backend and a scripted model (issue #7 part 3).
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -506,7 +506,12 @@ describe('UI polish at 1400×900 and 420 px, light and dark', () => {
         s.close(() => r(`http://127.0.0.1:${port}/v1`));
       });
     });
-    const server = await startServer(model, project.base, { PAPAYU_LLM_API_URL: down, PAPAYU_LLM_TIMEOUT_SEC: '5' }, { project: project.root });
+    // The down URL is one the user saved earlier (the config file), not the environment: the
+    // environment outranks what Settings saves (DECISIONS D46), so a fix typed in Settings
+    // could not take effect over it.
+    mkdirSync(join(project.base, 'config', 'papayu'), { recursive: true });
+    writeFileSync(join(project.base, 'config', 'papayu', 'config.toml'), `[llm]\napi_url = "${down}"\nmodel = "scripted"\n`);
+    const server = await startServer(model, project.base, { PAPAYU_LLM_API_URL: null, PAPAYU_LLM_MODEL: null, PAPAYU_LLM_TIMEOUT_SEC: '5' }, { project: project.root });
     servers.push(server);
     const page = await newPage(browser);
     await page.setViewportSize({ width: 1400, height: 900 });
