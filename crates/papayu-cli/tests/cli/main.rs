@@ -9,6 +9,7 @@
     missing_docs
 )]
 
+mod apply_patch;
 mod config;
 mod discovery;
 mod errors;
