@@ -68,7 +68,7 @@ fn a_multi_file_patch_is_one_transaction_all_or_nothing_and_undoable() {
     );
     let history = json(&papayu(root, &["--json", "history"]).stdout);
     assert_eq!(
-        history["undo"].as_array().map(Vec::len),
+        history["history"]["undo"].as_array().map(Vec::len),
         Some(1),
         "{history}"
     );
