@@ -73,7 +73,7 @@ fn a_multi_file_patch_is_one_transaction_all_or_nothing_and_undoable() {
         "{history}"
     );
 
-    let undo = papayu(root, &["undo", "--yes"]);
+    let undo = papayu(root, &["undo"]);
     assert_eq!(undo.code, 0, "{}{}", undo.stdout, undo.stderr);
     assert_eq!(fs::read_to_string(root.join("calc.py")).unwrap(), BEFORE);
     assert!(!root.join("NEWS.md").exists());
