@@ -26,6 +26,7 @@ pub use agent::{
 pub use config::{AgentConfig, ConfigError, ENV_VARIABLES, LlmMode, parse_bool};
 pub use error::AgentError;
 pub use mode::{APPLY_TRIGGERS, ModeDecision, ModeReason, mode_name, resolve_mode};
+pub use papayu_context::is_tool_selector;
 pub use papayu_validate::Mode;
 pub use state::{
     PreviewedAnswer, STATE_FILE, SavedPlan, load_previewed, load_saved_plan, store_saved_plan,

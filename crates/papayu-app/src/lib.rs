@@ -39,6 +39,7 @@ use crate::provider::Unconfigured;
 pub use crate::provider::{ProviderError, build_provider};
 use crate::store::Store;
 pub use crate::store::{LEGACY_SETTINGS_FILE, MAX_RECENT, RECENT_FILE, SETTINGS_FILE};
+pub use papayu_agent::is_tool_selector;
 
 /// Previews kept per project.
 pub const MAX_PREVIEWS: usize = 20;
@@ -187,6 +188,13 @@ impl App {
             let o = &self.inner.options;
             let mut config = self.agent_config(Some(&p.root), None)?;
             config.original_user_prefs = o.original_user_prefs.clone();
+            config.env_probe_memory = o.cache_dir.as_ref().map(|c| {
+                c.join("papayu")
+                    .join("tool-versions.json")
+                    .into_std_path_buf()
+            });
+            config.tool_search_path = o.tool_search_path.clone();
+            config.tool_selectors = o.tool_selectors.clone();
             let provider = match (o.provider_factory)(&config) {
                 Ok(p) => p,
                 Err(e) => Arc::new(Unconfigured(e.message)) as Arc<dyn Provider>,

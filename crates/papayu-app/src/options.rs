@@ -31,6 +31,8 @@ pub struct AppOptions {
     pub(crate) project: Option<Utf8PathBuf>,
     pub(crate) lang: Option<String>,
     pub(crate) original_user_prefs: Option<Utf8PathBuf>,
+    pub(crate) tool_search_path: Option<std::ffi::OsString>,
+    pub(crate) tool_selectors: BTreeMap<String, String>,
     pub(crate) provider_factory: ProviderFactory,
 }
 
@@ -63,6 +65,8 @@ impl AppOptions {
             project: None,
             lang: None,
             original_user_prefs: None,
+            tool_search_path: None,
+            tool_selectors: BTreeMap::new(),
             provider_factory: Arc::new(|c| build_provider(c).map_err(ApiError::from)),
         }
     }
@@ -113,6 +117,21 @@ impl AppOptions {
     /// papayu's own preferences leave unset. The frontend computes the path.
     pub fn original_user_prefs(mut self, path: impl Into<Utf8PathBuf>) -> Self {
         self.original_user_prefs = Some(path.into());
+        self
+    }
+
+    /// The `PATH` the frontend runs tools with: the context's `env` block finds each probed
+    /// tool on it, to remember its version under `<cache_dir>/papayu/tool-versions.json`
+    /// (without it, or without a cache directory, tools are probed on every request).
+    pub fn tool_search_path(mut self, path: impl Into<std::ffi::OsString>) -> Self {
+        self.tool_search_path = Some(path.into());
+        self
+    }
+
+    /// The frontend's variables that choose a toolchain
+    /// ([`is_tool_selector`](crate::is_tool_selector)): part of each remembered tool version's key.
+    pub fn tool_selectors(mut self, selectors: BTreeMap<String, String>) -> Self {
+        self.tool_selectors = selectors;
         self
     }
 

@@ -1,9 +1,13 @@
 //! Limits and knobs, all passed in by the caller (libraries never read the environment).
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use papayu_validate::Policy;
+
+use crate::Language;
 
 /// One tool whose version the `env` block reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,6 +18,10 @@ pub struct ToolProbe {
     pub program: String,
     /// Its arguments (`--version`).
     pub args: Vec<String>,
+    /// The language whose projects need this tool: the probe is skipped in a project that
+    /// shows other languages and not this one ([`Project::languages`](crate::Project::languages)).
+    /// `None`: probed in every project.
+    pub language: Option<Language>,
 }
 
 impl ToolProbe {
@@ -23,18 +31,27 @@ impl ToolProbe {
             name: name.to_owned(),
             program: program.to_owned(),
             args: args.iter().map(|a| (*a).to_owned()).collect(),
+            language: None,
         }
     }
 
-    /// The SPEC §6.1 probes: rustc, cargo, python3, node, npm, go.
+    /// The same probe, run only in projects that show `language` (or no language at all).
+    #[must_use]
+    pub fn for_language(mut self, language: Language) -> Self {
+        self.language = Some(language);
+        self
+    }
+
+    /// The SPEC §6.1 probes: rustc, cargo, python3, node, npm, go — each tied to its language,
+    /// so a Python project is not kept waiting for `npm --version` (DECISIONS D51).
     pub fn defaults() -> Vec<ToolProbe> {
         vec![
-            ToolProbe::new("rustc", "rustc", &["--version"]),
-            ToolProbe::new("cargo", "cargo", &["--version"]),
-            ToolProbe::new("python3", "python3", &["--version"]),
-            ToolProbe::new("node", "node", &["--version"]),
-            ToolProbe::new("npm", "npm", &["--version"]),
-            ToolProbe::new("go", "go", &["version"]),
+            ToolProbe::new("rustc", "rustc", &["--version"]).for_language(Language::Rust),
+            ToolProbe::new("cargo", "cargo", &["--version"]).for_language(Language::Rust),
+            ToolProbe::new("python3", "python3", &["--version"]).for_language(Language::Python),
+            ToolProbe::new("node", "node", &["--version"]).for_language(Language::Node),
+            ToolProbe::new("npm", "npm", &["--version"]).for_language(Language::Node),
+            ToolProbe::new("go", "go", &["version"]).for_language(Language::Go),
         ]
     }
 }
@@ -71,6 +88,18 @@ pub struct ContextConfig {
     pub env_probe_timeout: Duration,
     /// Tools the `env` block reports.
     pub env_probes: Vec<ToolProbe>,
+    /// A file where the `env` block remembers each tool's version between runs, keyed by the
+    /// executable (path, size, modification time), its arguments, the version-pin files of the
+    /// project and the directories above it, and [`tool_selectors`](Self::tool_selectors);
+    /// for a day at most, ten minutes for dispatchers (rustup proxies, version-manager shims).
+    /// `None`: every probe runs every time.
+    pub env_probe_memory: Option<PathBuf>,
+    /// The environment variables that choose a toolchain (`RUSTUP_TOOLCHAIN`, `PYENV_VERSION`,
+    /// `GOTOOLCHAIN`, …) as the frontend read them: part of each remembered version's key.
+    pub tool_selectors: BTreeMap<String, String>,
+    /// The `PATH` the probes run with, to find each executable for the memory's key (a library
+    /// never reads the environment). `None`: nothing is remembered.
+    pub tool_search_path: Option<OsString>,
     /// Named log sources (`.papa-yu/project.json` `log_files`): name → project-relative path.
     pub log_files: BTreeMap<String, String>,
     /// Auto-gathering reads this many lines either side of a stack frame (80).
@@ -113,6 +142,9 @@ impl Default for ContextConfig {
             max_file_bytes: 8 * 1024 * 1024,
             env_probe_timeout: Duration::from_secs(3),
             env_probes: ToolProbe::defaults(),
+            env_probe_memory: None,
+            tool_selectors: BTreeMap::new(),
+            tool_search_path: None,
             log_files: BTreeMap::new(),
             auto_radius_lines: 80,
             auto_max_frames: 10,

@@ -1,5 +1,6 @@
-//! `env`: OS, architecture, tool versions (probed concurrently, each with a timeout) and the
-//! package manager detected from lockfiles.
+//! `env`: OS, architecture, tool versions (the project's languages' tools, probed concurrently,
+//! each with a timeout, or remembered from an earlier run) and the package manager detected
+//! from lockfiles.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -8,6 +9,7 @@ use std::time::{Duration, Instant};
 use crate::ToolProbe;
 use crate::block::{Block, BlockKind};
 use crate::project::Project;
+use crate::tools::{VersionMemory, find_executable, probe_key};
 
 /// Lockfiles (and manifests) that reveal a package manager, most specific first.
 const PACKAGE_MANAGERS: &[(&str, &str)] = &[
@@ -27,9 +29,37 @@ const PACKAGE_MANAGERS: &[(&str, &str)] = &[
     ("composer.lock", "composer"),
 ];
 
-/// Outcome of one probe.
-fn probe(tool: &ToolProbe, cwd: &std::path::Path, timeout: Duration) -> String {
-    let child = Command::new(&tool.program)
+/// Outcome of one probe: the line to show, and whether it is a version worth remembering
+/// (the tool ran, succeeded and said something).
+fn probe(
+    tool: &ToolProbe,
+    exe: Option<&std::path::Path>,
+    cwd: &std::path::Path,
+    timeout: Duration,
+) -> (String, bool) {
+    let line = probe_line(tool, exe, cwd, timeout);
+    let ok = !PROBE_FAILURES.iter().any(|f| line.starts_with(f));
+    (line, ok)
+}
+
+/// How [`probe_line`]'s answers that are not versions begin.
+const PROBE_FAILURES: [&str; 5] = [
+    "not found",
+    "could not run (",
+    "timed out after ",
+    "no output",
+    "failed (",
+];
+
+/// Run `exe` (the program as found on the configured search path), else the program by name.
+fn probe_line(
+    tool: &ToolProbe,
+    exe: Option<&std::path::Path>,
+    cwd: &std::path::Path,
+    timeout: Duration,
+) -> String {
+    let program = exe.map_or_else(|| std::ffi::OsStr::new(&tool.program), |e| e.as_os_str());
+    let child = Command::new(program)
         .args(&tool.args)
         .current_dir(cwd)
         .stdin(Stdio::null())
@@ -89,29 +119,91 @@ fn probe(tool: &ToolProbe, cwd: &std::path::Path, timeout: Duration) -> String {
 }
 
 impl Project {
-    /// `env`: `ENV:` then `os`, `arch`, one line per tool probe, and `package_manager`.
+    /// `env`: `ENV:` then `os`, `arch`, one line per tool probe of the project's languages
+    /// (and a `not probed:` line naming the others), `package_manager` and `virtualenv`.
     pub fn env(&self) -> Block {
         let cwd = self.root.canonical().as_std_path();
         let timeout = self.config.env_probe_timeout;
-        let versions: Vec<String> = std::thread::scope(|s| {
-            let handles: Vec<_> = self
-                .config
-                .env_probes
+        let (probes, skipped) = self.relevant_probes();
+        // With a search path, each probe runs the executable found on it, which is also what a
+        // remembered version is keyed by.
+        let located: Vec<Option<std::path::PathBuf>> = match &self.config.tool_search_path {
+            Some(search_path) => probes
                 .iter()
-                .map(|tool| s.spawn(move || probe(tool, cwd, timeout)))
+                .map(|p| find_executable(&p.program, search_path))
+                .collect(),
+            None => vec![None; probes.len()],
+        };
+        let memory = self
+            .config
+            .env_probe_memory
+            .as_deref()
+            .filter(|_| self.config.tool_search_path.is_some());
+        let keys: Vec<Option<(String, Duration)>> = match memory {
+            Some(_) => {
+                let pins = self.version_pins();
+                probes
+                    .iter()
+                    .zip(&located)
+                    .map(|(p, exe)| probe_key(exe.as_deref()?, p, &pins))
+                    .collect()
+            }
+            None => vec![None; probes.len()],
+        };
+        let mut remembered = memory.map(VersionMemory::load);
+        let known: Vec<Option<String>> = keys
+            .iter()
+            .map(|k| {
+                k.as_ref()
+                    .and_then(|(k, _)| remembered.as_ref()?.get(k))
+                    .map(str::to_owned)
+            })
+            .collect();
+        let versions: Vec<(String, bool)> = std::thread::scope(|s| {
+            let handles: Vec<_> = probes
+                .iter()
+                .zip(&known)
+                .zip(&located)
+                .map(|((tool, known), exe)| {
+                    known
+                        .is_none()
+                        .then(|| s.spawn(move || probe(tool, exe.as_deref(), cwd, timeout)))
+                })
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| "probe failed".to_owned()))
+                .zip(&known)
+                .map(|(h, known)| match (h, known) {
+                    (Some(h), _) => h
+                        .join()
+                        .unwrap_or_else(|_| ("probe failed".to_owned(), false)),
+                    (None, known) => (known.clone().unwrap_or_default(), false),
+                })
                 .collect()
         });
+        if let Some(memory) = remembered.as_mut() {
+            for ((key, known), (line, ok)) in keys.iter().zip(&known).zip(&versions) {
+                if let (Some((key, max_age)), None, true) = (key, known, ok) {
+                    memory.put(key.clone(), line.clone(), *max_age);
+                }
+            }
+        }
+        if let Some(memory) = remembered {
+            memory.save();
+        }
         let mut body = format!(
             "os: {}\narch: {}\n",
             std::env::consts::OS,
             std::env::consts::ARCH
         );
-        for (tool, version) in self.config.env_probes.iter().zip(versions) {
+        for (tool, (version, _)) in probes.iter().zip(versions) {
             body.push_str(&format!("{}: {version}\n", tool.name));
+        }
+        if !skipped.is_empty() {
+            body.push_str(&format!(
+                "not probed: {} (the project shows none of their files)\n",
+                skipped.join(", ")
+            ));
         }
         body.push_str("package_manager: ");
         body.push_str(&self.detect_package_managers());

@@ -14,6 +14,7 @@ mod extras;
 mod files;
 mod project;
 mod search;
+mod tools;
 
 pub use auto::{
     FailingTest, Language, MANIFESTS, TraceFrame, mentions_import_error, parse_failing_tests,
@@ -30,3 +31,4 @@ pub use error::ContextError;
 pub use extras::{BaseRequest, ContextExtras, WebAnswer};
 pub use project::{Project, cache_key};
 pub use search::{Hit, SearchMode, SearchRefusal, SearchResult};
+pub use tools::is_tool_selector;

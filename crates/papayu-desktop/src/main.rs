@@ -63,6 +63,14 @@ fn options() -> AppOptions {
         .env(env)
         .key_lookup(|name| std::env::var(name).ok())
         .cache_dir(cache);
+    if let Some(path) = std::env::var_os("PATH").filter(|p| !p.is_empty()) {
+        o = o.tool_search_path(path);
+    }
+    o = o.tool_selectors(
+        std::env::vars()
+            .filter(|(k, _)| papayu_app::is_tool_selector(k))
+            .collect(),
+    );
     // The UI's language: the first of the variables the CLI reads (DECISIONS D48); the UI
     // turns the tag (`ru_RU.UTF-8`, `C`…) into a language it speaks.
     if let Some(tag) = ["PAPAYU_LANG", "LC_ALL", "LC_MESSAGES", "LANG"]

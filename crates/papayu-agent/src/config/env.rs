@@ -219,6 +219,9 @@ impl AgentConfig {
             },
             sandbox: d.sandbox,
             virtual_env: d.virtual_env,
+            env_probe_memory: d.env_probe_memory,
+            tool_search_path: d.tool_search_path,
+            tool_selectors: d.tool_selectors,
             original_user_prefs: d.original_user_prefs,
         })
     }

@@ -123,6 +123,15 @@ pub struct AgentConfig {
     /// The active virtual environment (`VIRTUAL_ENV`, read by the frontend), shown to the model
     /// in the `env` block.
     pub virtual_env: Option<String>,
+    /// Where the `env` block remembers tool versions between runs (not an environment
+    /// variable: the frontend knows the user's cache directory); `None`: probed every time.
+    pub env_probe_memory: Option<std::path::PathBuf>,
+    /// The `PATH` the frontend runs tools with (read by the frontend): the `env` block finds
+    /// each probed executable on it to key what it remembers.
+    pub tool_search_path: Option<std::ffi::OsString>,
+    /// The toolchain-choosing variables of the frontend's environment
+    /// ([`is_tool_selector`](crate::is_tool_selector)), part of each remembered tool version's key.
+    pub tool_selectors: std::collections::BTreeMap<String, String>,
     /// The original papa-yu app's `preferences.json` (not an environment variable: the frontend
     /// knows the platform's data directory); its values fill the user preferences papayu's own
     /// file leaves unset (`Memory::fill_from_original_user_prefs`).
@@ -161,6 +170,9 @@ impl Default for AgentConfig {
             sandbox_enabled: true,
             sandbox: papayu_patch::Sandbox::default(),
             virtual_env: None,
+            env_probe_memory: None,
+            tool_search_path: None,
+            tool_selectors: std::collections::BTreeMap::new(),
             original_user_prefs: None,
         }
     }

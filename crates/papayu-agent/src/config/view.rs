@@ -70,6 +70,9 @@ impl AgentConfig {
             max_total_chars: self.context_max_total_chars,
             max_log_chars: self.context_max_log_chars,
             virtual_env: self.virtual_env.clone(),
+            env_probe_memory: self.env_probe_memory.clone(),
+            tool_search_path: self.tool_search_path.clone(),
+            tool_selectors: self.tool_selectors.clone(),
             small_project_bytes: self.context_small_project_bytes as u64,
             ..ContextConfig::default()
         }

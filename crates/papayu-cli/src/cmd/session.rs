@@ -93,6 +93,9 @@ pub fn agent_config(global: &Global) -> Result<AgentConfig> {
     let mut config = crate::layers::agent_config(global)?;
     config.sandbox = sandbox(&config);
     config.virtual_env = virtual_env();
+    config.env_probe_memory = Some(tool_versions_file());
+    config.tool_search_path = tool_search_path();
+    config.tool_selectors = tool_selectors();
     config.original_user_prefs = crate::cmd::memory::original_user_prefs();
     Ok(config)
 }
@@ -132,6 +135,33 @@ pub fn sandbox(config: &AgentConfig) -> papayu_patch::Sandbox {
         }
     }
     papayu_patch::Sandbox::Launcher { program, args }
+}
+
+/// Where the `env` block remembers tool versions: `<cache>/papayu/tool-versions.json`
+/// (derived data: deleting it only costs the next run its probes).
+pub fn tool_versions_file() -> PathBuf {
+    cache_dir().join("papayu").join("tool-versions.json")
+}
+
+/// The `PATH` papayu runs tools with, for the `env` block's memory of their versions.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "frontends read the environment once (SPEC §12)"
+)]
+fn tool_search_path() -> Option<std::ffi::OsString> {
+    std::env::var_os("PATH").filter(|p| !p.is_empty())
+}
+
+/// The variables that choose which version of a tool runs, part of each remembered version's
+/// key.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "frontends read the environment once (SPEC §12)"
+)]
+pub fn tool_selectors() -> std::collections::BTreeMap<String, String> {
+    std::env::vars()
+        .filter(|(k, _)| papayu_context::is_tool_selector(k))
+        .collect()
 }
 
 /// The active virtual environment (`VIRTUAL_ENV`), shown to the model in the `env` block.

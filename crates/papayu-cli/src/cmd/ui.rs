@@ -62,6 +62,10 @@ fn app_options(global: &Global) -> Result<AppOptions> {
     if let Some(home) = std::env::var_os("HOME").and_then(|h| h.into_string().ok()) {
         options = options.home_dir(home);
     }
+    if let Some(path) = std::env::var_os("PATH").filter(|p| !p.is_empty()) {
+        options = options.tool_search_path(path);
+    }
+    options = options.tool_selectors(crate::cmd::session::tool_selectors());
     if let Some(original) = crate::cmd::memory::original_user_prefs() {
         options = options.original_user_prefs(original);
     }

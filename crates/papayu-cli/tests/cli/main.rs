@@ -21,6 +21,7 @@ mod machine;
 mod prompt;
 mod schema;
 mod terminal;
+mod tools;
 mod validate;
 
 use std::path::{Path, PathBuf};

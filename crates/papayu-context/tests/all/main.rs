@@ -11,3 +11,4 @@ mod logs_env;
 mod protect;
 mod read;
 mod search;
+mod tools;
