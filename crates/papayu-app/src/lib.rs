@@ -187,14 +187,7 @@ impl App {
         if slot.as_ref().is_none_or(|(g, _)| *g != generation) {
             let o = &self.inner.options;
             let mut config = self.agent_config(Some(&p.root), None)?;
-            config.original_user_prefs = o.original_user_prefs.clone();
-            config.env_probe_memory = o.cache_dir.as_ref().map(|c| {
-                c.join("papayu")
-                    .join("tool-versions.json")
-                    .into_std_path_buf()
-            });
-            config.tool_search_path = o.tool_search_path.clone();
-            config.tool_selectors = o.tool_selectors.clone();
+            o.lay_machine_over(&mut config);
             let provider = match (o.provider_factory)(&config) {
                 Ok(p) => p,
                 Err(e) => Arc::new(Unconfigured(e.message)) as Arc<dyn Provider>,

@@ -135,6 +135,20 @@ impl AppOptions {
         self
     }
 
+    /// Lay what only the frontend knows of this machine over an agent configuration: the
+    /// original app's preferences, and where and how the context's `env` block finds tools and
+    /// remembers their versions (`<cache_dir>/papayu/tool-versions.json`).
+    pub(crate) fn lay_machine_over(&self, config: &mut AgentConfig) {
+        config.original_user_prefs = self.original_user_prefs.clone();
+        config.env_probe_memory = self.cache_dir.as_ref().map(|c| {
+            c.join("papayu")
+                .join("tool-versions.json")
+                .into_std_path_buf()
+        });
+        config.tool_search_path = self.tool_search_path.clone();
+        config.tool_selectors = self.tool_selectors.clone();
+    }
+
     /// Replace the provider factory (tests, embedders).
     pub fn provider_factory(
         mut self,
