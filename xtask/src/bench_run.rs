@@ -48,6 +48,20 @@ struct TaskResult {
     wall: Duration,
     peak_rss_kb: u64,
     exit: Option<i32>,
+    /// How each attempt ended: its error code (a rejected answer, a blocked action, …),
+    /// `not_verified` (applied, tests did not confirm it, rolled back) or `verified`.
+    endings: Vec<String>,
+}
+
+/// How one attempt of papayu's `--json` report ended (see [`TaskResult::endings`]).
+fn ending(attempt: &Value) -> String {
+    if let Some(code) = attempt["error"]["code"].as_str() {
+        return code.to_owned();
+    }
+    attempt["verdict"]["verdict"]
+        .as_str()
+        .unwrap_or("-")
+        .to_owned()
 }
 
 impl TaskResult {
@@ -62,7 +76,7 @@ impl TaskResult {
             "attempts": self.attempts, "model_calls": self.model_calls,
             "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
             "wall_s": self.wall.as_secs_f64(), "peak_rss_mb": self.peak_rss_kb as f64 / 1024.0,
-            "exit": self.exit,
+            "exit": self.exit, "attempt_endings": self.endings,
         })
     }
 }
@@ -197,6 +211,12 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
             wall,
             peak_rss_kb: peak,
             exit: status.code(),
+            endings: doc["attempts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(ending)
+                .collect(),
         };
         println!(
             "{:<34} {:<18} {:>6} {:>9} {:>8} {:>6} {:>10} {:>8.1} {:>8.0}",
@@ -273,6 +293,10 @@ fn summarise(results: &[TaskResult], o: &RunOptions) -> Result<()> {
             e.0 += 1;
         }
     }
+    let mut endings: BTreeMap<&str, usize> = BTreeMap::new();
+    for e in results.iter().flat_map(|r| &r.endings) {
+        *endings.entry(e.as_str()).or_default() += 1;
+    }
     let summary = json!({
         "bench": "tasks", "case": "all", "tasks": n, "solved": solved,
         "solved_pct": if n == 0 { 0.0 } else { 100.0 * solved as f64 / n as f64 },
@@ -284,6 +308,7 @@ fn summarise(results: &[TaskResult], o: &RunOptions) -> Result<()> {
         "model_calls": results.iter().map(|r| r.model_calls).sum::<u64>(),
         "tokens": results.iter().map(|r| r.input_tokens + r.output_tokens).sum::<u64>(),
         "peak_rss_mb": results.iter().map(|r| r.peak_rss_kb).max().unwrap_or(0) as f64 / 1024.0,
+        "attempt_endings": endings,
         "per_language": per_language.iter().map(|(l, (s, t))| (l.to_string(), json!(format!("{s}/{t}")))).collect::<serde_json::Map<_, _>>(),
     });
     println!(
@@ -301,6 +326,7 @@ fn summarise(results: &[TaskResult], o: &RunOptions) -> Result<()> {
         summary["peak_rss_mb"].as_f64().unwrap_or(0.0),
         summary["per_language"]
     );
+    println!("attempt endings: {}", summary["attempt_endings"]);
     if let Some(path) = &o.out {
         let mut text = String::new();
         for r in results {
