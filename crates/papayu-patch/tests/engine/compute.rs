@@ -179,6 +179,89 @@ fn replace_range() {
 }
 
 #[test]
+fn an_anchor_copied_with_other_whitespace_or_a_dropped_qualifier_still_locates() {
+    let old = "impl Stock {\n    pub fn cancel(&mut self, id: Id) -> Result<(), E> {\n        self.release(qty);\n        Ok(())\n    }\n}\n";
+    // The model dropped `pub` but kept the indentation: the trimmed anchor occurs once.
+    ok(
+        Some(old),
+        &edit_action(
+            old,
+            vec![edit(
+                "    fn cancel(&mut self, id: Id) -> Result<(), E> {",
+                "self.release(qty);",
+                "self.restock(qty);",
+                None,
+            )],
+        ),
+        KEEP,
+        &old.replace("self.release(qty);", "self.restock(qty);"),
+    );
+    // Other indentation and a trailing newline.
+    ok(
+        Some(old),
+        &edit_action(
+            old,
+            vec![edit(
+                "\tpub fn cancel(&mut self, id: Id) -> Result<(), E> {\n",
+                "Ok(())",
+                "Ok(self.done())",
+                None,
+            )],
+        ),
+        KEEP,
+        &old.replace("Ok(())", "Ok(self.done())"),
+    );
+    // `before` is still matched exactly: a loose anchor never makes a wrong `before` fit.
+    err(
+        Some(old.as_bytes()),
+        &edit_action(
+            old,
+            vec![edit(
+                "    fn cancel(&mut self, id: Id) -> Result<(), E> {",
+                "self.free(qty);",
+                "x",
+                None,
+            )],
+        ),
+        EditBeforeNotFound,
+        &["line 2"],
+    );
+    // Too short to be distinctive, or found twice once trimmed, or with an explicit
+    // occurrence: the anchor is not found, as before.
+    let twice = "fn a() {\n    x();\n}\nfn b() {\n    x();\n}\n";
+    err(
+        Some(twice.as_bytes()),
+        &edit_action(twice, vec![edit("\tx();", "x();", "y();", None)]),
+        EditAnchorNotFound,
+        &["x();"],
+    );
+    let long_twice = "    pub fn run(&mut self) {}\n    pub fn run(&mut self) {}\n";
+    err(
+        Some(long_twice.as_bytes()),
+        &edit_action(
+            long_twice,
+            vec![edit("  fn run(&mut self) {}", "{}", "{ go() }", None)],
+        ),
+        EditAnchorNotFound,
+        &["fn run"],
+    );
+    err(
+        Some(old.as_bytes()),
+        &edit_action(
+            old,
+            vec![edit(
+                "    fn cancel(&mut self, id: Id) -> Result<(), E> {",
+                "self.release(qty);",
+                "x",
+                Some(1),
+            )],
+        ),
+        EditAnchorNotFound,
+        &["occurrence 1"],
+    );
+}
+
+#[test]
 fn edit_file_semantics() {
     let old = "fn a() {\n    x();\n}\nfn b() {\n    x();\n}\n";
     ok(
