@@ -11,34 +11,21 @@ pub(crate) const BEFORE_WINDOW_CHARS: usize = 4000;
 /// A loose anchor (see [`loose_anchors`]) needs at least this many non-whitespace characters.
 const LOOSE_ANCHOR_MIN_CHARS: usize = 12;
 
-/// Where an anchor the text lacks as written occurs, loosened the two ways small models miss
-/// it: copied with other surrounding whitespace or a dropped qualifier in front
-/// (`    fn cancel(` for `    pub fn cancel(`), or as several lines with one left out
-/// (`def add(a, b):` + `return a - b` without the docstring between). The whitespace-trimmed
-/// anchor is tried first, then its first non-blank line, trimmed. Used only when the exact
-/// anchor occurs nowhere and no `occurrence` is given; a candidate must be distinctive (at
-/// least [`LOOSE_ANCHOR_MIN_CHARS`] non-whitespace characters) and occur exactly once, and
-/// `before` is still matched exactly after it, so the anchor only locates and never decides
-/// the bytes.
+/// Where an anchor the text lacks as written occurs once its surrounding whitespace is
+/// trimmed: small models copy an anchor line with other indentation, or drop a qualifier in
+/// front of it (`    fn cancel(` for `    pub fn cancel(`). Used only when the exact anchor
+/// occurs nowhere and no `occurrence` is given; the trimmed text must be distinctive (at least
+/// [`LOOSE_ANCHOR_MIN_CHARS`] non-whitespace characters) and occur exactly once, and `before`
+/// is still matched exactly after it, so the anchor only locates and never decides the bytes.
 fn loose_anchors(text: &str, anchor: &str) -> Vec<usize> {
     let trimmed = anchor.trim();
-    let first_line = anchor
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
-    for candidate in [trimmed, first_line] {
-        if candidate.len() == anchor.len()
-            || candidate.chars().filter(|c| !c.is_whitespace()).count() < LOOSE_ANCHOR_MIN_CHARS
-        {
-            continue;
-        }
-        let found = occurrences(text, candidate, 0, text.len());
-        if found.len() == 1 {
-            return found;
-        }
+    if trimmed.len() == anchor.len()
+        || trimmed.chars().filter(|c| !c.is_whitespace()).count() < LOOSE_ANCHOR_MIN_CHARS
+    {
+        return Vec::new();
     }
-    Vec::new()
+    let found = occurrences(text, trimmed, 0, text.len());
+    if found.len() == 1 { found } else { Vec::new() }
 }
 
 /// Apply `edits` in order. A file whose line endings are all CRLF is edited as LF text (edit
