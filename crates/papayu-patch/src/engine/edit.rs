@@ -8,26 +8,6 @@ use super::{EngineError, EngineOptions};
 /// How far after the start of the anchor `before` may start, in characters.
 pub(crate) const BEFORE_WINDOW_CHARS: usize = 4000;
 
-/// A loose anchor (see [`loose_anchors`]) needs at least this many non-whitespace characters.
-const LOOSE_ANCHOR_MIN_CHARS: usize = 12;
-
-/// Where an anchor the text lacks as written occurs once its surrounding whitespace is
-/// trimmed: small models copy an anchor line with other indentation, or drop a qualifier in
-/// front of it (`    fn cancel(` for `    pub fn cancel(`). Used only when the exact anchor
-/// occurs nowhere and no `occurrence` is given; the trimmed text must be distinctive (at least
-/// [`LOOSE_ANCHOR_MIN_CHARS`] non-whitespace characters) and occur exactly once, and `before`
-/// is still matched exactly after it, so the anchor only locates and never decides the bytes.
-fn loose_anchors(text: &str, anchor: &str) -> Vec<usize> {
-    let trimmed = anchor.trim();
-    if trimmed.len() == anchor.len()
-        || trimmed.chars().filter(|c| !c.is_whitespace()).count() < LOOSE_ANCHOR_MIN_CHARS
-    {
-        return Vec::new();
-    }
-    let found = occurrences(text, trimmed, 0, text.len());
-    if found.len() == 1 { found } else { Vec::new() }
-}
-
 /// Apply `edits` in order. A file whose line endings are all CRLF is edited as LF text (edit
 /// strings are LF-normalised too) and converted back, so models writing `\n` still match.
 pub(crate) fn apply(
@@ -79,10 +59,7 @@ pub(crate) fn apply(
                 reason: "`occurrence` is 1-based; 0 is invalid".into(),
             });
         }
-        let mut anchors = occurrences(&text, &anchor, 0, text.len());
-        if anchors.is_empty() && e.occurrence.is_none() {
-            anchors = loose_anchors(&text, &anchor);
-        }
+        let anchors = occurrences(&text, &anchor, 0, text.len());
         let start = match e.occurrence {
             None => match anchors.as_slice() {
                 [one] => *one,
