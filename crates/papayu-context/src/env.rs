@@ -29,35 +29,15 @@ const PACKAGE_MANAGERS: &[(&str, &str)] = &[
     ("composer.lock", "composer"),
 ];
 
-/// Outcome of one probe: the line to show, and whether it is a version worth remembering
-/// (the tool ran, succeeded and said something).
+/// Run `exe` (the program as found on the configured search path), else the program by name:
+/// `Ok` with the version line, or `Err` with the line saying why there is none (not found,
+/// timed out, failed, no output) — only an `Ok` is worth remembering.
 fn probe(
     tool: &ToolProbe,
     exe: Option<&std::path::Path>,
     cwd: &std::path::Path,
     timeout: Duration,
-) -> (String, bool) {
-    let line = probe_line(tool, exe, cwd, timeout);
-    let ok = !PROBE_FAILURES.iter().any(|f| line.starts_with(f));
-    (line, ok)
-}
-
-/// How [`probe_line`]'s answers that are not versions begin.
-const PROBE_FAILURES: [&str; 5] = [
-    "not found",
-    "could not run (",
-    "timed out after ",
-    "no output",
-    "failed (",
-];
-
-/// Run `exe` (the program as found on the configured search path), else the program by name.
-fn probe_line(
-    tool: &ToolProbe,
-    exe: Option<&std::path::Path>,
-    cwd: &std::path::Path,
-    timeout: Duration,
-) -> String {
+) -> Result<String, String> {
     let program = exe.map_or_else(|| std::ffi::OsStr::new(&tool.program), |e| e.as_os_str());
     let child = Command::new(program)
         .args(&tool.args)
@@ -68,8 +48,8 @@ fn probe_line(
         .spawn();
     let mut child = match child {
         Ok(c) => c,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return "not found".to_owned(),
-        Err(e) => return format!("could not run ({})", e.kind()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err("not found".to_owned()),
+        Err(e) => return Err(format!("could not run ({})", e.kind())),
     };
     let deadline = Instant::now() + timeout;
     let status = loop {
@@ -78,10 +58,10 @@ fn probe_line(
             Ok(None) if Instant::now() >= deadline => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return format!("timed out after {} ms", timeout.as_millis());
+                return Err(format!("timed out after {} ms", timeout.as_millis()));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return format!("could not run ({})", e.kind()),
+            Err(e) => return Err(format!("could not run ({})", e.kind())),
         }
     };
     let mut out = String::new();
@@ -105,16 +85,16 @@ fn probe_line(
         .take(120)
         .collect();
     match (status.success(), first.is_empty()) {
-        (true, false) => first,
-        (true, true) => "no output".to_owned(),
-        (false, _) => format!(
+        (true, false) => Ok(first),
+        (true, true) => Err("no output".to_owned()),
+        (false, _) => Err(format!(
             "failed ({status}){}",
             if first.is_empty() {
                 String::new()
             } else {
                 format!(": {first}")
             }
-        ),
+        )),
     }
 }
 
@@ -174,9 +154,11 @@ impl Project {
                 .into_iter()
                 .zip(&known)
                 .map(|(h, known)| match (h, known) {
-                    (Some(h), _) => h
-                        .join()
-                        .unwrap_or_else(|_| ("probe failed".to_owned(), false)),
+                    (Some(h), _) => match h.join() {
+                        Ok(Ok(version)) => (version, true),
+                        Ok(Err(why)) => (why, false),
+                        Err(_) => ("probe failed".to_owned(), false),
+                    },
                     (None, known) => (known.clone().unwrap_or_default(), false),
                 })
                 .collect()
