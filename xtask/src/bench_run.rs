@@ -32,6 +32,9 @@ pub struct RunOptions {
     pub expect_all: bool,
     /// Where to append one JSON line per task and one summary line.
     pub out: Option<PathBuf>,
+    /// Where to keep each task's traces (`DIR/<task id>/`, the model's raw answers included)
+    /// before its scratch copy is deleted.
+    pub traces: Option<PathBuf>,
 }
 
 /// One task's result.
@@ -141,6 +144,9 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        if o.traces.is_some() {
+            cmd.env("PAPAYU_TRACE_RAW", "1");
+        }
         for (k, v) in &o.env {
             cmd.env(k, v);
         }
@@ -251,6 +257,9 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
         }
         if let Some(s) = server {
             drop(s);
+        }
+        if let Some(keep) = &o.traces {
+            keep_traces(&project, &keep.join(&task.id))?;
         }
         let _ = fs_err::remove_dir_all(&work);
         results.push(result);
@@ -371,4 +380,20 @@ fn build_papayu(root: &Path) -> Result<PathBuf> {
 /// sha256 of bytes, lowercase hex.
 pub fn sha256(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
+}
+
+/// Copy `project`'s trace files into `to` (created; an earlier run's files there are replaced).
+fn keep_traces(project: &Path, to: &Path) -> Result<()> {
+    let from = project.join(".papa-yu/traces");
+    fs_err::create_dir_all(to)?;
+    let Ok(entries) = fs_err::read_dir(&from) else {
+        return Ok(());
+    };
+    for e in entries {
+        let e = e?;
+        if e.file_type()?.is_file() {
+            fs_err::copy(e.path(), to.join(e.file_name()))?;
+        }
+    }
+    Ok(())
 }

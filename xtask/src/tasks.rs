@@ -444,7 +444,7 @@ pub fn cli(root: &Path, args: &[String]) -> Result<()> {
     let corpus = root.join("bench/tasks");
     let usage = "usage: cargo xtask bench tasks [--verify | --list | --run] [--scripted] \
 [--expect-all] [--papayu PATH] [--model-path FILE] [--attempts N] [--env KEY=VALUE]... \
-[--out FILE] [ID-FILTER...]";
+[--out FILE] [--traces DIR] [ID-FILTER...]";
     let mut mode = "--run";
     let mut run = crate::bench_run::RunOptions::default();
     let mut filters: Vec<&String> = Vec::new();
@@ -462,6 +462,7 @@ pub fn cli(root: &Path, args: &[String]) -> Result<()> {
             "--model-path" => run.model_path = Some(PathBuf::from(value()?)),
             "--attempts" => run.attempts = Some(value()?.parse().context("--attempts")?),
             "--out" => run.out = Some(PathBuf::from(value()?)),
+            "--traces" => run.traces = Some(PathBuf::from(value()?)),
             "--env" => {
                 let kv = value()?;
                 let (k, v) = kv

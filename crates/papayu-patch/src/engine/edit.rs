@@ -1,20 +1,29 @@
-//! EDIT_FILE: anchored search/replace on the evolving text, char-safe.
+//! EDIT_FILE: anchored search/replace on the evolving text, char-safe; an edit whose text the
+//! file lacks as written is placed like a SEARCH/REPLACE block (D52) or rejected.
 
 use papayu_protocol::Edit;
 
 use super::text::{Doc, Line};
-use super::{EngineError, EngineOptions};
+use super::{EngineError, EngineOptions, HunkReport, formats, hunk};
 
 /// How far after the start of the anchor `before` may start, in characters.
 pub(crate) const BEFORE_WINDOW_CHARS: usize = 4000;
 
 /// Apply `edits` in order. A file whose line endings are all CRLF is edited as LF text (edit
 /// strings are LF-normalised too) and converted back, so models writing `\n` still match.
+///
+/// An edit is replaced exactly where its `before` text follows its anchor. When `before` is not
+/// in the text as written (after a found anchor, or nowhere when the anchor is `before` itself,
+/// as papayu fills it in), the edit's lines are placed like a SEARCH/REPLACE block instead
+/// ([`relocate`]): at the one place, not above a found anchor, where they match by the patch
+/// engine's tiers, else the exact-match error stands. Each edit placed that way is
+/// reported (the other edits are not: they matched as written).
 pub(crate) fn apply(
     doc: &Doc<'_>,
     edits: &[Edit],
     opts: &EngineOptions,
-) -> Result<Vec<u8>, EngineError> {
+) -> Result<(Vec<u8>, Vec<HunkReport>), EngineError> {
+    let mut reports = Vec::new();
     let all_crlf = doc.dominant == super::text::Eol::CrLf
         && doc
             .lines
@@ -59,63 +68,32 @@ pub(crate) fn apply(
                 reason: "`occurrence` is 1-based; 0 is invalid".into(),
             });
         }
-        let anchors = occurrences(&text, &anchor, 0, text.len());
-        let start = match e.occurrence {
-            None => match anchors.as_slice() {
-                [one] => *one,
-                [] => {
-                    return Err(EngineError::EditAnchorNotFound {
-                        index,
-                        anchor: e.anchor.clone(),
-                        occurrence: None,
-                        found: 0,
-                    });
-                }
-                many => {
-                    return Err(EngineError::EditAmbiguous {
-                        index,
-                        what: "anchor",
-                        count: many.len(),
-                    });
-                }
-            },
-            Some(o) => match anchors.get(o as usize - 1) {
-                Some(p) => *p,
-                None => {
-                    return Err(EngineError::EditAnchorNotFound {
-                        index,
-                        anchor: e.anchor.clone(),
-                        occurrence: Some(o),
-                        found: anchors.len(),
-                    });
-                }
-            },
-        };
-        // `before` must start within the window; it may end past it.
-        let window_end = text[start..]
-            .char_indices()
-            .nth(BEFORE_WINDOW_CHARS)
-            .map_or(text.len(), |(i, _)| start + i);
-        let befores = occurrences(&text, &before, start, window_end);
-        let at = match (befores.as_slice(), e.occurrence) {
-            ([], _) => {
-                let anchor_line = text[..start].matches('\n').count() + 1;
-                return Err(EngineError::EditBeforeNotFound {
-                    index,
-                    before: e.before.clone(),
-                    anchor_line,
-                    window: BEFORE_WINDOW_CHARS,
-                });
+        let placed = place(&text, index, e, &anchor, &before);
+        let at = match placed {
+            Ok(at) => at,
+            // An anchor of its own that the file lacks names a place that is not there; an
+            // anchor that is the `before` text (as papayu fills it in) is only that text.
+            Err(err @ EngineError::EditAnchorNotFound { .. }) if anchor != before => {
+                return Err(err);
             }
-            ([one], _) => *one,
-            ([first, ..], Some(_)) => *first,
-            (many, None) => {
-                return Err(EngineError::EditAmbiguous {
-                    index,
-                    what: "before",
-                    count: many.len(),
-                });
+            Err(
+                err @ (EngineError::EditAnchorNotFound { .. }
+                | EngineError::EditBeforeNotFound { .. }),
+            ) => {
+                // `before` is never placed above an anchor that was found.
+                let from_line = match &err {
+                    EngineError::EditBeforeNotFound { anchor_line, .. } => *anchor_line,
+                    _ => 1,
+                };
+                let Some((relocated, report)) = relocate(&text, index, &before, &after, from_line)
+                else {
+                    return Err(err);
+                };
+                text = relocated;
+                reports.push(report);
+                continue;
             }
+            Err(other) => return Err(other),
         };
         text.replace_range(at..at + before.len(), &after);
     }
@@ -139,14 +117,104 @@ pub(crate) fn apply(
             dominant: d.dominant,
             final_newline: true,
         };
-        return Ok(target.render(&lines, opts));
+        return Ok((target.render(&lines, opts), reports));
     }
     let mut bytes = Vec::with_capacity(out.len() + 3);
     if doc.bom {
         bytes.extend_from_slice("\u{feff}".as_bytes());
     }
     bytes.extend_from_slice(out.as_bytes());
-    Ok(bytes)
+    Ok((bytes, reports))
+}
+
+/// Where the edit's exact `before` text starts: after its anchor (the `occurrence`-th, or the
+/// only one), within [`BEFORE_WINDOW_CHARS`] of it.
+fn place(
+    text: &str,
+    index: usize,
+    e: &Edit,
+    anchor: &str,
+    before: &str,
+) -> Result<usize, EngineError> {
+    let anchors = occurrences(text, anchor, 0, text.len());
+    let start = match (e.occurrence, anchors.as_slice()) {
+        (None, [one]) => *one,
+        (None, []) => {
+            return Err(EngineError::EditAnchorNotFound {
+                index,
+                anchor: e.anchor.clone(),
+                occurrence: None,
+                found: 0,
+            });
+        }
+        (None, many) => {
+            return Err(EngineError::EditAmbiguous {
+                index,
+                what: "anchor",
+                count: many.len(),
+            });
+        }
+        (Some(o), all) => match all.get(o as usize - 1) {
+            Some(p) => *p,
+            None => {
+                return Err(EngineError::EditAnchorNotFound {
+                    index,
+                    anchor: e.anchor.clone(),
+                    occurrence: Some(o),
+                    found: all.len(),
+                });
+            }
+        },
+    };
+    // `before` must start within the window; it may end past it.
+    let window_end = text[start..]
+        .char_indices()
+        .nth(BEFORE_WINDOW_CHARS)
+        .map_or(text.len(), |(i, _)| start + i);
+    let befores = occurrences(text, before, start, window_end);
+    match (befores.as_slice(), e.occurrence) {
+        ([], _) => Err(EngineError::EditBeforeNotFound {
+            index,
+            before: e.before.clone(),
+            anchor_line: text[..start].matches('\n').count() + 1,
+            window: BEFORE_WINDOW_CHARS,
+        }),
+        ([one], _) => Ok(*one),
+        ([first, ..], Some(_)) => Ok(*first),
+        (many, None) => Err(EngineError::EditAmbiguous {
+            index,
+            what: "before",
+            count: many.len(),
+        }),
+    }
+}
+
+/// Place one edit whose text the file lacks as written like a SEARCH/REPLACE block: its lines
+/// matched (exactly elsewhere, ignoring trailing whitespace or indentation, one line off, or
+/// reading typographic punctuation as ASCII) at the one place in the whole text where they fit,
+/// which must not start above line `from_line`; `None` when there is no such place or more
+/// than one.
+fn relocate(
+    text: &str,
+    index: usize,
+    before: &str,
+    after: &str,
+    from_line: usize,
+) -> Option<(String, HunkReport)> {
+    let patch = formats::edit_block(index, before, after);
+    let doc = Doc::from_str(text);
+    let patched = hunk::apply(&doc, &patch).ok()?;
+    let mut report = patched.reports.into_iter().next()?;
+    if report.old_start < from_line {
+        return None;
+    }
+    report.index = index;
+    let bytes = doc.render_with_final(
+        &patched.lines,
+        patched.final_newline,
+        &EngineOptions::default(),
+    );
+    Some((String::from_utf8(bytes).ok()?, report))
 }
 
 /// Start offsets of (possibly overlapping) occurrences of `needle` starting in `from..to`.

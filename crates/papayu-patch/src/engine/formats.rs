@@ -243,6 +243,24 @@ fn parse_search_replace(patch: &str) -> Result<ParsedPatch, EngineError> {
     Ok(finish(hunks))
 }
 
+/// One EDIT_FILE edit's `before`/`after` text as a SEARCH/REPLACE block's hunk: whole lines,
+/// no stated line, so it is placed only where its old lines match uniquely (with the engine's
+/// tiers). A final newline on either text ends its last line rather than adding an empty one.
+pub(crate) fn edit_block(index: usize, before: &str, after: &str) -> ParsedPatch {
+    fn lines(s: &str) -> Vec<(&str, bool)> {
+        let (lines, cr) = split_cr(s);
+        lines.into_iter().zip(cr).collect()
+    }
+    let (search, replace) = (lines(before), lines(after));
+    let (body, flags) = block_body(&search, &replace);
+    finish(vec![hunk(
+        format!("EDIT_FILE edit #{}", index + 1),
+        NOWHERE,
+        body,
+        flags,
+    )])
+}
+
 /// A block's hunk body: lines the SEARCH and REPLACE texts share (their longest common
 /// subsequence) become context, so the file keeps its own bytes for lines the block does not
 /// change (a model's copy may differ in trailing whitespace or indentation); the rest are `-`

@@ -109,7 +109,8 @@ pub struct HunkReport {
 pub struct EngineOutput {
     /// The file's complete new bytes.
     pub new_bytes: Vec<u8>,
-    /// Per-hunk reports (PATCH_FILE only; empty otherwise).
+    /// Per-hunk reports: PATCH_FILE's hunks, and the EDIT_FILE edits whose text the file lacked
+    /// as written and which were placed like SEARCH/REPLACE blocks; empty otherwise.
     pub hunks: Vec<HunkReport>,
 }
 
@@ -203,8 +204,8 @@ pub(crate) fn compute_borrowing<'a>(
                         .edits
                         .as_deref()
                         .ok_or_else(|| missing(kind, "edits"))?;
-                    let new_bytes = edit::apply(&doc, edits, opts)?;
-                    Ok((Cow::Owned(new_bytes), Vec::new()))
+                    let (new_bytes, relocated) = edit::apply(&doc, edits, opts)?;
+                    Ok((Cow::Owned(new_bytes), relocated))
                 }
                 _ => {
                     let start = action

@@ -330,3 +330,147 @@ fn compute_with_base_checks_the_original_hash() {
         .new_bytes;
     assert_eq!(step2, b"A\nb\nC\n");
 }
+
+/// The edits small models write (measured in `cargo xtask bench tasks`): the right change, with
+/// text copied not quite as the file has it. Placed like a SEARCH/REPLACE block (D52) when the
+/// whole text admits one place; never a guess.
+mod relocated_edits {
+    use super::*;
+    use papayu_patch::engine::HunkTier;
+
+    const CALC: &str = "\"\"\"A tiny calculator.\"\"\"\n\n\ndef add(a, b):\n    \"\"\"Return the sum of a and b.\"\"\"\n    return a - b\n\n\ndef mean(values):\n    return sum(values) / len(values)\n";
+
+    /// Like papayu fills it in: the anchor is the `before` text itself.
+    fn filled(before: &str, after: &str) -> Edit {
+        edit(before, before, after, None)
+    }
+
+    #[track_caller]
+    fn relocated(old: &str, e: Edit, expect: &str) -> HunkTier {
+        let out = compute(Some(old.as_bytes()), &edit_action(old, vec![e]), &KEEP)
+            .unwrap_or_else(|e| panic!("expected success, got {}: {e}", e.code()));
+        assert_eq!(String::from_utf8_lossy(&out.new_bytes), expect);
+        assert_eq!(out.hunks.len(), 1, "{:?}", out.hunks);
+        assert_eq!(out.hunks[0].index, 0);
+        out.hunks[0].tier
+    }
+
+    #[test]
+    fn an_edit_that_leaves_out_the_docstring_keeps_it() {
+        let tier = relocated(
+            CALC,
+            filled(
+                "def add(a, b):\n    return a - b",
+                "def add(a, b):\n    return a + b",
+            ),
+            &CALC.replace("a - b", "a + b"),
+        );
+        assert_eq!(tier, HunkTier::Realigned);
+    }
+
+    #[test]
+    fn an_edit_at_the_wrong_indentation_is_reindented() {
+        let old =
+            "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n";
+        let tier = relocated(
+            old,
+            filled(
+                "def g(self):\n    return 2\n",
+                "def g(self):\n    return 3\n",
+            ),
+            &old.replace("return 2", "return 3"),
+        );
+        assert_eq!(tier, HunkTier::Indentation);
+    }
+
+    #[test]
+    fn trailing_whitespace_and_typographic_quotes_do_not_block_an_edit() {
+        let old = "fn main() {\n    let s = \"x\";   \n    println!(\"{s}\");\n}\n";
+        relocated(
+            old,
+            filled(
+                "    let s = \"x\";\n    println!(\"{s}\");",
+                "    let s = \"y\";\n    println!(\"{s}\");",
+            ),
+            "fn main() {\n    let s = \"y\";\n    println!(\"{s}\");\n}\n",
+        );
+    }
+
+    #[test]
+    fn the_edits_that_matched_as_written_are_not_reported() {
+        let e = filled("def mean(values):", "def average(values):");
+        let out = compute(Some(CALC.as_bytes()), &edit_action(CALC, vec![e]), &KEEP).unwrap();
+        assert!(out.hunks.is_empty());
+    }
+
+    #[test]
+    fn two_places_that_fit_are_an_error_not_a_guess() {
+        let old = "def a():\n    x = 1\n    return x\n\ndef b():\n    x = 1\n    return x\n";
+        err(
+            Some(old.as_bytes()),
+            &edit_action(old, vec![filled("x = 1\n  return x", "x = 2\n  return x")]),
+            EditAnchorNotFound,
+            &[],
+        );
+    }
+
+    #[test]
+    fn a_text_unlike_the_file_is_still_not_found() {
+        err(
+            Some(CALC.as_bytes()),
+            &edit_action(
+                CALC,
+                vec![filled(
+                    "def add(x, y):\n    return x - y",
+                    "def add(x, y):\n    return x + y",
+                )],
+            ),
+            EditAnchorNotFound,
+            &["def add(x, y)"],
+        );
+    }
+
+    #[test]
+    fn a_found_anchor_still_bounds_where_before_may_be() {
+        // `before` (ignoring indentation) is only above the anchor: not placed there.
+        let old = "fn a() {\n    x();\n}\nfn b() {\n    y();\n}\n";
+        err(
+            Some(old.as_bytes()),
+            &edit_action(old, vec![edit("fn b", "  x();\n}", "  z();\n}", None)]),
+            EditBeforeNotFound,
+            &["line 4"],
+        );
+        // Below it, it is.
+        let out = compute(
+            Some(old.as_bytes()),
+            &edit_action(old, vec![edit("fn a", "  y();\n}", "  z();\n}", None)]),
+            &KEEP,
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.new_bytes),
+            "fn a() {\n    x();\n}\nfn b() {\n    z();\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_crlf_file_keeps_its_line_endings_when_an_edit_is_relocated() {
+        let old = CALC.replace('\n', "\r\n");
+        let out = compute(
+            Some(old.as_bytes()),
+            &edit_action(
+                &old,
+                vec![filled(
+                    "def add(a, b):\n    return a - b",
+                    "def add(a, b):\n    return a + b",
+                )],
+            ),
+            &KEEP,
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.new_bytes),
+            old.replace("a - b", "a + b")
+        );
+    }
+}
