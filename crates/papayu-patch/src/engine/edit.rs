@@ -4,7 +4,7 @@
 use papayu_protocol::Edit;
 
 use super::text::{Doc, Line};
-use super::{EngineError, EngineOptions, HunkReport, formats, hunk};
+use super::{EngineError, EngineOptions, HunkReport, HunkTier, formats, hunk};
 
 /// How far after the start of the anchor `before` may start, in characters.
 pub(crate) const BEFORE_WINDOW_CHARS: usize = 4000;
@@ -81,10 +81,22 @@ pub(crate) fn apply(
                 | EngineError::EditBeforeNotFound { .. }),
             ) => {
                 // `before` is never placed above an anchor that was found.
-                let from_line = match &err {
-                    EngineError::EditBeforeNotFound { anchor_line, .. } => *anchor_line,
-                    _ => 1,
+                let (from_line, from) = match &err {
+                    EngineError::EditBeforeNotFound { anchor_line, .. } => {
+                        (*anchor_line, line_start(&text, *anchor_line))
+                    }
+                    _ => (1, 0),
                 };
+                if let Some((at, before, after)) = escaped_newlines(&text, &before, &after, from) {
+                    reports.push(HunkReport {
+                        index,
+                        header: format!("EDIT_FILE edit #{}", index + 1),
+                        tier: HunkTier::EscapedNewline,
+                        old_start: text[..at].matches('\n').count() + 1,
+                    });
+                    text.replace_range(at..at + before.len(), &after);
+                    continue;
+                }
                 let Some((relocated, report)) = relocate(&text, index, &before, &after, from_line)
                 else {
                     return Err(err);
@@ -215,6 +227,81 @@ fn relocate(
         &EngineOptions::default(),
     );
     Some((String::from_utf8(bytes).ok()?, report))
+}
+
+/// Byte offset where 1-based line `line` of `text` starts (the end when it has fewer lines).
+fn line_start(text: &str, line: usize) -> usize {
+    if line <= 1 {
+        return 0;
+    }
+    text.match_indices('\n')
+        .nth(line - 2)
+        .map_or(text.len(), |(i, _)| i + 1)
+}
+
+/// With at most this many line breaks in `before`, every mix of literal and real ones is
+/// tried; beyond it only "all literal".
+const ESCAPE_MIXES_UP_TO: usize = 6;
+
+/// An edit written with JSON's `\n` where the file has the two characters `\` `n` (a string
+/// literal's escape): the commonest way a model's copy of a line misses. Each line break of
+/// `before` may stand for a real one or for those two characters; the reading that occurs
+/// exactly once in `text[from..]` (counting every reading's occurrences together) is the edit's
+/// text. `after`'s line breaks are read the same way: all literal when all of `before`'s were,
+/// else each like the `before` line break with the same text before it on its line (a real
+/// one when none has). Returns the start, `before` and `after` as the file spells them.
+fn escaped_newlines(
+    text: &str,
+    before: &str,
+    after: &str,
+    from: usize,
+) -> Option<(usize, String, String)> {
+    let breaks = before.matches('\n').count();
+    if breaks == 0 || !text.contains("\\n") {
+        return None;
+    }
+    let all = (1u32 << breaks.min(31)) - 1;
+    let masks: Vec<u32> = if breaks <= ESCAPE_MIXES_UP_TO {
+        (1..=all).collect()
+    } else {
+        vec![u32::MAX]
+    };
+    let mut found: Option<(usize, u32)> = None;
+    for mask in masks {
+        let variant = spell(before, |i| mask & (1 << i.min(31)) != 0);
+        for at in occurrences(text, &variant, from, text.len()) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some((at, mask));
+        }
+    }
+    let (at, mask) = found?;
+    let literal = |i: usize| mask & (1 << i.min(31)) != 0;
+    let before_spelled = spell(before, literal);
+    let all_literal = (0..breaks).all(literal);
+    // The text before each of `before`'s line breaks on its (model-written) line.
+    let lefts: Vec<&str> = before.split('\n').take(breaks).collect();
+    let after_spelled = spell(after, |j| {
+        if all_literal {
+            return true;
+        }
+        let left = after.split('\n').nth(j).unwrap_or("");
+        lefts.iter().position(|l| *l == left).is_some_and(literal)
+    });
+    Some((at, before_spelled, after_spelled))
+}
+
+/// `s` with its `i`-th line break written as the two characters `\` `n` when `literal(i)`.
+fn spell(s: &str, literal: impl Fn(usize) -> bool) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for (i, part) in s.split('\n').enumerate() {
+        if i > 0 {
+            out.push_str(if literal(i - 1) { "\\n" } else { "\n" });
+        }
+        out.push_str(part);
+    }
+    out
 }
 
 /// Start offsets of (possibly overlapping) occurrences of `needle` starting in `from..to`.

@@ -61,11 +61,14 @@ pub enum HunkTier {
     /// Matched ignoring indentation and reading typographic dashes, quotes and spaces as ASCII
     /// (the replacement re-indented as for `Indentation`).
     Punctuation,
+    /// An EDIT_FILE edit whose `\n` stands, where the file has them, for the two characters
+    /// `\` `n` of a string literal's escape (matched exactly otherwise).
+    EscapedNewline,
 }
 
 impl HunkTier {
     /// A stable lowercase name (`exact`, `offset`, `trailing_whitespace`, `indentation`,
-    /// `realigned`, `punctuation`).
+    /// `realigned`, `punctuation`, `escaped_newline`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Exact => "exact",
@@ -74,6 +77,7 @@ impl HunkTier {
             Self::Indentation => "indentation",
             Self::Realigned => "realigned",
             Self::Punctuation => "punctuation",
+            Self::EscapedNewline => "escaped_newline",
         }
     }
 }

@@ -473,4 +473,47 @@ mod relocated_edits {
             old.replace("a - b", "a + b")
         );
     }
+
+    /// A line with a string literal's `\n`, as ini.py has it (bench task py-05).
+    const INI: &str = "def fold(previous, stripped):\n    value = f'{previous}\\n{_strip(stripped)}'\n    return value\n";
+
+    #[test]
+    fn a_json_newline_for_a_literal_backslash_n_is_read_as_the_file_spells_it() {
+        // The model wrote JSON "\n" (a line break) where the file has `\n` (two characters).
+        let tier = relocated(
+            INI,
+            filled(
+                "    value = f'{previous}\n{_strip(stripped)}'",
+                "    value = f'{previous}\n{stripped}'",
+            ),
+            &INI.replace("{_strip(stripped)}", "{stripped}"),
+        );
+        assert_eq!(tier, HunkTier::EscapedNewline);
+    }
+
+    #[test]
+    fn real_and_literal_line_breaks_mix_by_the_line_they_end() {
+        let e = filled(
+            "def fold(previous, stripped):\n    value = f'{previous}\n{_strip(stripped)}'",
+            "def fold(previous, stripped, keep):\n    value = f'{previous}\n{stripped}'",
+        );
+        let tier = relocated(
+            INI,
+            e,
+            &INI.replace("stripped):", "stripped, keep):")
+                .replace("{_strip(stripped)}", "{stripped}"),
+        );
+        assert_eq!(tier, HunkTier::EscapedNewline);
+    }
+
+    #[test]
+    fn an_escaped_newline_reading_found_twice_is_not_a_guess() {
+        let old = "a = 'x\\ny'\nb = 'x\\ny'\n";
+        err(
+            Some(old.as_bytes()),
+            &edit_action(old, vec![filled("'x\ny'", "'x\nz'")]),
+            EditAnchorNotFound,
+            &[],
+        );
+    }
 }
