@@ -4,7 +4,7 @@
 use papayu_protocol::Edit;
 
 use super::text::{Doc, Line};
-use super::{EngineError, EngineOptions, HunkReport, HunkTier, formats, hunk};
+use super::{EngineError, EngineOptions, HunkReport, HunkTier, formats, hunk, respell};
 
 /// How far after the start of the anchor `before` may start, in characters.
 pub(crate) const BEFORE_WINDOW_CHARS: usize = 4000;
@@ -97,12 +97,23 @@ pub(crate) fn apply(
                     text.replace_range(at..at + before.len(), &after);
                     continue;
                 }
-                let Some((relocated, report)) = relocate(&text, index, &before, &after, from_line)
-                else {
+                if let Some((relocated, report)) =
+                    relocate(&text, index, &before, &after, from_line)
+                {
+                    text = relocated;
+                    reports.push(report);
+                    continue;
+                }
+                let Some((start, end, new)) = respell::respell(&text, &before, &after, from) else {
                     return Err(err);
                 };
-                text = relocated;
-                reports.push(report);
+                reports.push(HunkReport {
+                    index,
+                    header: format!("EDIT_FILE edit #{}", index + 1),
+                    tier: HunkTier::Respelled,
+                    old_start: text[..start].matches('\n').count() + 1,
+                });
+                text.replace_range(start..end, &new);
                 continue;
             }
             Err(other) => return Err(other),

@@ -25,6 +25,7 @@ mod error;
 mod formats;
 mod hunk;
 mod parse;
+mod respell;
 mod text;
 
 use std::borrow::Cow;
@@ -64,11 +65,14 @@ pub enum HunkTier {
     /// An EDIT_FILE edit whose `\n` stands, where the file has them, for the two characters
     /// `\` `n` of a string literal's escape (matched exactly otherwise).
     EscapedNewline,
+    /// An EDIT_FILE edit matched reading quote styles, whitespace and string escapes loosely, at
+    /// the only place it fits; the text it keeps takes the file's spelling.
+    Respelled,
 }
 
 impl HunkTier {
     /// A stable lowercase name (`exact`, `offset`, `trailing_whitespace`, `indentation`,
-    /// `realigned`, `punctuation`, `escaped_newline`).
+    /// `realigned`, `punctuation`, `escaped_newline`, `respelled`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Exact => "exact",
@@ -78,6 +82,7 @@ impl HunkTier {
             Self::Realigned => "realigned",
             Self::Punctuation => "punctuation",
             Self::EscapedNewline => "escaped_newline",
+            Self::Respelled => "respelled",
         }
     }
 }

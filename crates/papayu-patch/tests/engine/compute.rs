@@ -516,4 +516,86 @@ mod relocated_edits {
             &[],
         );
     }
+
+    /// slug.py of bench task py-02: double quotes the model copies as single ones.
+    const SLUG: &str = "def slugify(title):\n    text = _NON_WORD.sub(\"-\", title)\n    text = _DASHES.sub(\"-\", text).strip(\"-\")\n    return text\n";
+
+    #[test]
+    fn single_quotes_for_the_files_double_quotes_keep_the_files_spelling() {
+        let tier = relocated(
+            SLUG,
+            filled(
+                "text = _DASHES.sub('-', text).strip('-')",
+                "text = re.sub(r'-+', '-', text).strip('-')",
+            ),
+            // what the edit kept is spelled as the file spells it; what it added, as written
+            &SLUG.replace("_DASHES.sub(\"-\", text)", "re.sub(r'-+', \"-\", text)"),
+        );
+        assert_eq!(tier, HunkTier::Respelled);
+    }
+
+    #[test]
+    fn a_block_written_on_one_line_is_found_and_the_kept_text_keeps_its_lines() {
+        let js = "export function normalize(path) {\n  for (const part of parts) {\n    if (part === '..') {\n      out.pop();\n      continue;\n    }\n    out.push(part);\n  }\n}\n";
+        let tier = relocated(
+            js,
+            filled(
+                "if (part === \"..\") { out.pop(); continue; }",
+                "if (part === \"..\") { if (out.length) out.pop(); continue; }",
+            ),
+            &js.replace("      out.pop();", "      if (out.length) out.pop();"),
+        );
+        assert_eq!(tier, HunkTier::Respelled);
+    }
+
+    #[test]
+    fn words_are_never_joined_or_split_by_a_loose_reading() {
+        let old = "let total = base + extra;\nlet count = n;\n";
+        err(
+            Some(old.as_bytes()),
+            &edit_action(
+                old,
+                vec![filled("lettotal = base + extra;", "let total = 0;")],
+            ),
+            EditAnchorNotFound,
+            &[],
+        );
+    }
+
+    #[test]
+    fn a_loose_reading_that_fits_twice_is_not_a_guess() {
+        let old = "a = f(\"x\", 1)\nb = f(\"x\", 1)\n";
+        err(
+            Some(old.as_bytes()),
+            &edit_action(old, vec![filled("f('x', 1)", "f('y', 1)")]),
+            EditAnchorNotFound,
+            &[],
+        );
+    }
+
+    #[test]
+    fn too_short_a_text_is_not_placed_loosely() {
+        let old = "print(\"a\")\n";
+        err(
+            Some(old.as_bytes()),
+            &edit_action(old, vec![filled("('a')", "('b')")]),
+            EditAnchorNotFound,
+            &[],
+        );
+    }
+
+    #[test]
+    fn a_repetitive_text_is_not_searched_loosely_for_ever() {
+        // 400 000 `a`s, and a `before` of 20 000 `a`s with a quote the file never has: every
+        // start matches far before failing; the step budget ends the search (about a second
+        // of work in a debug build; its cost is in `cargo xtask bench`, not timed here).
+        let old = format!("{}\n", "a".repeat(400_000));
+        let before = format!("{}'", "a".repeat(20_000));
+        err(
+            Some(old.as_bytes()),
+            &edit_action(&old, vec![filled(&before, "b")]),
+            EditAnchorNotFound,
+            &[],
+        );
+    }
 }

@@ -125,4 +125,27 @@ proptest! {
             prop_assert!(std::str::from_utf8(&out.new_bytes).is_ok());
         }
     }
+
+    /// Edits as papayu fills them in (the anchor is `before`), over texts full of what the
+    /// loose readings treat alike: quotes, dashes, blanks, `\n` escapes and line breaks.
+    #[test]
+    fn filled_edits_read_loosely_never_panic_and_are_reported(
+        text in "(?s)[ab'\"\\-–\\\\n \t\né]{0,160}",
+        before in "[ab'\"\\-\\\\n \t\né]{1,24}",
+        after in "[ab'\"\n é]{0,8}",
+        nl in any::<bool>(),
+    ) {
+        let opts = EngineOptions { normalize_eol_lf: nl };
+        let mut a = Action::new(ActionKind::EditFile, "f");
+        a.base_sha256 = Some(sha256_hex(text.as_bytes()));
+        let exact = text.contains(before.as_str());
+        a.edits = Some(vec![Edit { anchor: before.clone(), before, after, ..Edit::default() }]);
+        if let Ok(out) = compute(Some(text.as_bytes()), &a, &opts) {
+            prop_assert!(std::str::from_utf8(&out.new_bytes).is_ok());
+            // an edit that did not match as written says how it was placed
+            if !exact {
+                prop_assert!(!out.hunks.is_empty());
+            }
+        }
+    }
 }
