@@ -246,6 +246,30 @@ impl Feedback {
         }
     }
 
+    fn repeated(
+        number: u32,
+        earlier: u32,
+        diff: &str,
+        verdict: &Verdict,
+        digest: &str,
+    ) -> Feedback {
+        let reason = match verdict {
+            Verdict::NotVerified { reason, .. } => reason.as_str(),
+            Verdict::Verified { .. } => "",
+        };
+        Feedback {
+            text: format!(
+                "Attempt {number} proposed EXACTLY the change attempt {earlier} tried, which was \
+                 rolled back because {reason}; it was not applied again.\n\
+                 That change (never propose it again):\n{}\n\
+                 Test output after it:\n{digest}\n\
+                 The files are as shown in the context. Answer with a DIFFERENT fix: another \
+                 line, another expression or another file.",
+                diff.trim_end()
+            ),
+        }
+    }
+
     fn not_verified(
         number: u32,
         preview: &ApplyPreview,
@@ -390,6 +414,8 @@ impl Agent {
         });
         let mut failure = (!run.success).then(|| failure_digest(&run.output, FEEDBACK_CHARS));
         let mut feedback: Option<Feedback> = None;
+        // The changes the tests already rejected: (attempt, diff, verdict, test output digest).
+        let mut rejected: Vec<(u32, String, Verdict, String)> = Vec::new();
         for number in 1..=options.attempts {
             if cancelled() {
                 return Err(AgentError::Apply(papayu_patch::ApplyError::Cancelled));
@@ -459,6 +485,31 @@ impl Agent {
                 feedback = Some(f);
                 continue;
             }
+            // The very change an earlier attempt tried: its verdict is known, so the tests do
+            // not run again and the user is not asked to approve it; the model is told plainly.
+            if let Some((earlier, _, verdict, digest)) =
+                rejected.iter().find(|r| r.1 == attempt.diff)
+            {
+                let f = Feedback::repeated(number, *earlier, &attempt.diff, verdict, digest);
+                attempt.verdict = Some(match verdict.clone() {
+                    Verdict::NotVerified {
+                        reason,
+                        still_failing,
+                        regressed,
+                    } => Verdict::NotVerified {
+                        reason: format!(
+                            "it is the change attempt {earlier} tried ({reason}); not tested again"
+                        ),
+                        still_failing,
+                        regressed,
+                    },
+                    other => other,
+                });
+                attempt.feedback = Some(f.text.clone());
+                report.attempts.push(attempt);
+                feedback = Some(f);
+                continue;
+            }
             if let Some(confirm) = confirm
                 && !confirm(&preview)
             {
@@ -498,6 +549,12 @@ impl Agent {
                         Some((v, digest)) => {
                             let f = Feedback::not_verified(number, &preview, v, digest);
                             failure = Some(digest.clone());
+                            rejected.push((
+                                number,
+                                attempt.diff.clone(),
+                                v.clone(),
+                                digest.clone(),
+                            ));
                             f
                         }
                         None => Feedback {

@@ -265,3 +265,44 @@ fn mode_prefixes_never_reach_the_model() {
         "fix the plan"
     );
 }
+
+#[test]
+fn a_change_the_tests_already_rejected_is_not_tested_again() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // The same wrong fix twice (as a small model with greedy decoding answers), then the right one.
+    let model = rt.block_on(Model::start(&[wrong(), wrong(), right()]));
+    let tests_run = std::sync::Mutex::new(0u32);
+    let record = |e: &Progress| {
+        if serde_json::to_value(e).unwrap()["stage"] == "testing" {
+            *tests_run.lock().unwrap() += 1;
+        }
+    };
+    let mut agent = p.agent(&model, &[]);
+    let rt2 = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let report = rt2
+        .block_on(agent.solve("fix add()", &SolveOptions::default(), None, &record))
+        .unwrap();
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.attempts.len(), 3);
+    assert!(matches!(
+        &report.attempts[1].verdict,
+        Some(Verdict::NotVerified { reason, still_failing, .. })
+            if reason.contains("the change attempt 1 tried") && reason.contains("not tested again")
+                && still_failing == &["test_calc.CalcTest.test_add"]
+    ));
+    // The baseline, attempt 1 and attempt 3: the repeat ran nothing.
+    assert_eq!(*tests_run.lock().unwrap(), 3);
+    let requests = rt.block_on(model.requests());
+    assert_eq!(requests.len(), 3);
+    let third = &messages(&requests[2])[1].1;
+    assert!(
+        third.contains("Attempt 2 proposed EXACTLY the change attempt 1 tried"),
+        "{third}"
+    );
+    assert!(third.contains("+    return a * b"), "{third}");
+    assert!(p.read("calc.py").contains("return a + b"));
+}
