@@ -1,5 +1,5 @@
 //! EDIT_FILE: anchored search/replace on the evolving text, char-safe; an edit whose text the
-//! file lacks as written is placed like a SEARCH/REPLACE block (D52) or rejected.
+//! file lacks as written is placed at its one fitting place (D52) or rejected.
 
 use papayu_protocol::Edit;
 
@@ -14,9 +14,10 @@ pub(crate) const BEFORE_WINDOW_CHARS: usize = 4000;
 ///
 /// An edit is replaced exactly where its `before` text follows its anchor. When `before` is not
 /// in the text as written (after a found anchor, or nowhere when the anchor is `before` itself,
-/// as papayu fills it in), the edit's lines are placed like a SEARCH/REPLACE block instead
-/// ([`relocate`]): at the one place, not above a found anchor, where they match by the patch
-/// engine's tiers, else the exact-match error stands. Each edit placed that way is
+/// as papayu fills it in), it is placed at the one place, not above a found anchor, that the
+/// first of these readings finds: its line breaks as a string's `\n` ([`escaped_newlines`]),
+/// its lines as a SEARCH/REPLACE block by the patch engine's tiers ([`relocate`]), its spelling
+/// read loosely (`respell`); else the exact-match error stands. Each edit placed that way is
 /// reported (the other edits are not: they matched as written).
 pub(crate) fn apply(
     doc: &Doc<'_>,
