@@ -97,6 +97,21 @@ fn solve(p: &Project, model: &Model, options: &SolveOptions) -> papayu_agent::So
     .unwrap()
 }
 
+/// "fix add()" with the default options, each progress event given to `record`.
+fn solve_recording(
+    p: &Project,
+    model: &Model,
+    record: papayu_agent::ProgressFn<'_>,
+) -> papayu_agent::SolveReport {
+    let mut agent = p.agent(model, &[]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(agent.solve("fix add()", &SolveOptions::default(), None, record))
+        .unwrap()
+}
+
 #[test]
 fn a_right_fix_is_verified_by_the_tests_and_kept() {
     let p = calc_project();
@@ -233,14 +248,7 @@ fn progress_names_the_baseline_and_each_attempt() {
             .unwrap()
             .push(serde_json::to_value(e).unwrap())
     };
-    let mut agent = p.agent(&model, &[]);
-    let rt2 = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let report = rt2
-        .block_on(agent.solve("fix add()", &SolveOptions::default(), None, &record))
-        .unwrap();
+    let report = solve_recording(&p, &model, &record);
     assert_eq!(report.outcome, SolveOutcome::Verified);
     let stages: Vec<String> = events
         .into_inner()
@@ -278,14 +286,7 @@ fn a_change_the_tests_already_rejected_is_not_tested_again() {
             *tests_run.lock().unwrap() += 1;
         }
     };
-    let mut agent = p.agent(&model, &[]);
-    let rt2 = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let report = rt2
-        .block_on(agent.solve("fix add()", &SolveOptions::default(), None, &record))
-        .unwrap();
+    let report = solve_recording(&p, &model, &record);
     assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
     assert_eq!(report.attempts.len(), 3);
     assert!(matches!(

@@ -89,12 +89,7 @@ pub(crate) fn apply(
                     _ => (1, 0),
                 };
                 if let Some((at, before, after)) = escaped_newlines(&text, &before, &after, from) {
-                    reports.push(HunkReport {
-                        index,
-                        header: format!("EDIT_FILE edit #{}", index + 1),
-                        tier: HunkTier::EscapedNewline,
-                        old_start: text[..at].matches('\n').count() + 1,
-                    });
+                    reports.push(placed_report(&text, index, at, HunkTier::EscapedNewline));
                     text.replace_range(at..at + before.len(), &after);
                     continue;
                 }
@@ -108,12 +103,7 @@ pub(crate) fn apply(
                 let Some((start, end, new)) = respell::respell(&text, &before, &after, from) else {
                     return Err(err);
                 };
-                reports.push(HunkReport {
-                    index,
-                    header: format!("EDIT_FILE edit #{}", index + 1),
-                    tier: HunkTier::Respelled,
-                    old_start: text[..start].matches('\n').count() + 1,
-                });
+                reports.push(placed_report(&text, index, start, HunkTier::Respelled));
                 text.replace_range(start..end, &new);
                 continue;
             }
@@ -239,6 +229,16 @@ fn relocate(
         &EngineOptions::default(),
     );
     Some((String::from_utf8(bytes).ok()?, report))
+}
+
+/// The report of edit `index`, placed at byte `at` of `text` by `tier`.
+fn placed_report(text: &str, index: usize, at: usize, tier: HunkTier) -> HunkReport {
+    HunkReport {
+        index,
+        header: format!("EDIT_FILE edit #{}", index + 1),
+        tier,
+        old_start: text[..at].matches('\n').count() + 1,
+    }
 }
 
 /// Byte offset where 1-based line `line` of `text` starts (the end when it has fewer lines).

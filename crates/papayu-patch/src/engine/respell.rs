@@ -53,7 +53,7 @@ pub(super) fn respell(
         if found.is_some() {
             return None;
         }
-        let lead = text[..at].len() - text[..at].trim_end_matches([' ', '\t']).len();
+        let lead = at - text[..at].trim_end_matches([' ', '\t']).len();
         let mut full = vec![(at, at); first];
         if let Some(m) = full.first_mut() {
             *m = (at - lead, at);

@@ -355,6 +355,17 @@ mod relocated_edits {
         out.hunks[0].tier
     }
 
+    /// A filled edit the file lacks as written that no reading places: the exact-match error.
+    #[track_caller]
+    fn not_placed(old: &str, before: &str, after: &str) {
+        err(
+            Some(old.as_bytes()),
+            &edit_action(old, vec![filled(before, after)]),
+            EditAnchorNotFound,
+            &[],
+        );
+    }
+
     #[test]
     fn an_edit_that_leaves_out_the_docstring_keeps_it() {
         let tier = relocated(
@@ -406,12 +417,7 @@ mod relocated_edits {
     #[test]
     fn two_places_that_fit_are_an_error_not_a_guess() {
         let old = "def a():\n    x = 1\n    return x\n\ndef b():\n    x = 1\n    return x\n";
-        err(
-            Some(old.as_bytes()),
-            &edit_action(old, vec![filled("x = 1\n  return x", "x = 2\n  return x")]),
-            EditAnchorNotFound,
-            &[],
-        );
+        not_placed(old, "x = 1\n  return x", "x = 2\n  return x");
     }
 
     #[test]
@@ -441,23 +447,19 @@ mod relocated_edits {
             &["line 4"],
         );
         // Below it, it is.
-        let out = compute(
-            Some(old.as_bytes()),
+        ok(
+            Some(old),
             &edit_action(old, vec![edit("fn a", "  y();\n}", "  z();\n}", None)]),
-            &KEEP,
-        )
-        .unwrap();
-        assert_eq!(
-            String::from_utf8_lossy(&out.new_bytes),
-            "fn a() {\n    x();\n}\nfn b() {\n    z();\n}\n"
+            KEEP,
+            "fn a() {\n    x();\n}\nfn b() {\n    z();\n}\n",
         );
     }
 
     #[test]
     fn a_crlf_file_keeps_its_line_endings_when_an_edit_is_relocated() {
         let old = CALC.replace('\n', "\r\n");
-        let out = compute(
-            Some(old.as_bytes()),
+        ok(
+            Some(&old),
             &edit_action(
                 &old,
                 vec![filled(
@@ -465,12 +467,8 @@ mod relocated_edits {
                     "def add(a, b):\n    return a + b",
                 )],
             ),
-            &KEEP,
-        )
-        .unwrap();
-        assert_eq!(
-            String::from_utf8_lossy(&out.new_bytes),
-            old.replace("a - b", "a + b")
+            KEEP,
+            &old.replace("a - b", "a + b"),
         );
     }
 
@@ -509,12 +507,7 @@ mod relocated_edits {
     #[test]
     fn an_escaped_newline_reading_found_twice_is_not_a_guess() {
         let old = "a = 'x\\ny'\nb = 'x\\ny'\n";
-        err(
-            Some(old.as_bytes()),
-            &edit_action(old, vec![filled("'x\ny'", "'x\nz'")]),
-            EditAnchorNotFound,
-            &[],
-        );
+        not_placed(old, "'x\ny'", "'x\nz'");
     }
 
     /// slug.py of bench task py-02: double quotes the model copies as single ones.
@@ -565,23 +558,13 @@ mod relocated_edits {
     #[test]
     fn a_loose_reading_that_fits_twice_is_not_a_guess() {
         let old = "a = f(\"x\", 1)\nb = f(\"x\", 1)\n";
-        err(
-            Some(old.as_bytes()),
-            &edit_action(old, vec![filled("f('x', 1)", "f('y', 1)")]),
-            EditAnchorNotFound,
-            &[],
-        );
+        not_placed(old, "f('x', 1)", "f('y', 1)");
     }
 
     #[test]
     fn too_short_a_text_is_not_placed_loosely() {
         let old = "print(\"a\")\n";
-        err(
-            Some(old.as_bytes()),
-            &edit_action(old, vec![filled("('a')", "('b')")]),
-            EditAnchorNotFound,
-            &[],
-        );
+        not_placed(old, "('a')", "('b')");
     }
 
     #[test]
@@ -591,11 +574,6 @@ mod relocated_edits {
         // of work in a debug build; its cost is in `cargo xtask bench`, not timed here).
         let old = format!("{}\n", "a".repeat(400_000));
         let before = format!("{}'", "a".repeat(20_000));
-        err(
-            Some(old.as_bytes()),
-            &edit_action(&old, vec![filled(&before, "b")]),
-            EditAnchorNotFound,
-            &[],
-        );
+        not_placed(&old, &before, "b");
     }
 }
