@@ -26,6 +26,8 @@ pub struct RunOptions {
     pub model_path: Option<PathBuf>,
     /// `--attempts` for `papayu run`.
     pub attempts: Option<u32>,
+    /// More arguments for `papayu run` (`--draws=1`, `--retry-temperature=0`, …).
+    pub run_args: Vec<String>,
     /// Extra `KEY=VALUE` environment for papayu (a provider, a budget…).
     pub env: Vec<(String, String)>,
     /// Fail unless every task is solved in one attempt (the scripted model's promise).
@@ -45,6 +47,8 @@ struct TaskResult {
     solved: bool,
     unchanged: bool,
     attempts: u64,
+    /// Changes drawn over all attempts (an attempt draws several with the in-process model).
+    changes: u64,
     model_calls: u64,
     input_tokens: u64,
     output_tokens: u64,
@@ -76,7 +80,7 @@ impl TaskResult {
         json!({
             "bench": "tasks", "case": self.id, "outcome": self.outcome, "solved": self.solved,
             "unchanged": self.unchanged, "changed_unsolved": self.changed_unsolved(),
-            "attempts": self.attempts, "model_calls": self.model_calls,
+            "attempts": self.attempts, "changes": self.changes, "model_calls": self.model_calls,
             "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
             "wall_s": self.wall.as_secs_f64(), "peak_rss_mb": self.peak_rss_kb as f64 / 1024.0,
             "exit": self.exit, "attempt_endings": self.endings,
@@ -132,6 +136,7 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
         if let Some(n) = o.attempts {
             cmd.arg("--attempts").arg(n.to_string());
         }
+        cmd.args(&o.run_args);
         cmd.arg(&task.goal)
             .env("XDG_CONFIG_HOME", work.join("config"))
             .env("PAPAYU_TRACE", "1")
@@ -201,7 +206,14 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
             .unwrap_or(Value::Null);
         let judge = task.run_test(&project, Duration::from_secs(120), &cargo_target)?;
         let after = tree_digest(&project)?;
-        let attempts = doc["attempts"].as_array().map_or(0, |a| a.len() as u64);
+        let changes = doc["attempts"].as_array().map_or(0, |a| a.len() as u64);
+        let attempts = doc["attempts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a["number"].as_u64())
+            .max()
+            .unwrap_or(0);
         let result = TaskResult {
             id: task.id.clone(),
             outcome: doc["outcome"]
@@ -211,6 +223,7 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
             solved: judge.passed,
             unchanged: after == before,
             attempts,
+            changes,
             model_calls: doc["usage"]["model_calls"].as_u64().unwrap_or(0),
             input_tokens: doc["usage"]["input_tokens"].as_u64().unwrap_or(0),
             output_tokens: doc["usage"]["output_tokens"].as_u64().unwrap_or(0),
@@ -291,7 +304,7 @@ fn summarise(results: &[TaskResult], o: &RunOptions) -> Result<()> {
         .collect();
     let one_attempt = results
         .iter()
-        .filter(|r| r.solved && r.attempts == 1)
+        .filter(|r| r.solved && r.changes == 1)
         .count();
     let mut per_language: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for r in results {

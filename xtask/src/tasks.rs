@@ -443,7 +443,8 @@ fn listing_changes(
 pub fn cli(root: &Path, args: &[String]) -> Result<()> {
     let corpus = root.join("bench/tasks");
     let usage = "usage: cargo xtask bench tasks [--verify | --list | --run] [--scripted] \
-[--expect-all] [--papayu PATH] [--model-path FILE] [--attempts N] [--env KEY=VALUE]... \
+[--expect-all] [--papayu PATH] [--model-path FILE] [--attempts N] [--run-arg ARG]... \
+[--env KEY=VALUE]... \
 [--out FILE] [--traces DIR] [ID-FILTER...]";
     let mut mode = "--run";
     let mut run = crate::bench_run::RunOptions::default();
@@ -461,6 +462,7 @@ pub fn cli(root: &Path, args: &[String]) -> Result<()> {
             "--papayu" => run.papayu = Some(PathBuf::from(value()?)),
             "--model-path" => run.model_path = Some(PathBuf::from(value()?)),
             "--attempts" => run.attempts = Some(value()?.parse().context("--attempts")?),
+            "--run-arg" => run.run_args.push(value()?.clone()),
             "--out" => run.out = Some(PathBuf::from(value()?)),
             "--traces" => run.traces = Some(PathBuf::from(value()?)),
             "--env" => {

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use crate::capability::ResponseFormat;
 use crate::config::{ProviderConfig, ProviderKind};
-use crate::request::{Message, Role, Usage};
+use crate::request::{Message, Role, Sampling, Usage};
 
 /// Name of Anthropic's forced tool.
 pub(crate) const ANTHROPIC_TOOL: &str = "papayu_response";
@@ -33,6 +33,13 @@ pub(crate) struct BodyParams<'a> {
     pub stream: bool,
     /// What the answer may contain, when the caller narrowed it.
     pub shape: Option<&'a RequestShape>,
+    /// This request's own temperature and seed, when the caller set them.
+    pub sampling: Option<Sampling>,
+}
+
+/// The temperature a body carries: the request's own, else the configured one.
+fn temperature(config: &ProviderConfig, p: &BodyParams<'_>) -> Value {
+    float(p.sampling.map_or(config.temperature, |s| s.temperature))
 }
 
 /// A float as JSON without f32 noise (0.2f32 would print 0.20000000298023224).
@@ -133,7 +140,10 @@ fn openai_body(config: &ProviderConfig, p: &BodyParams<'_>) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(config.model));
     body.insert("messages".into(), chat_messages(p.messages));
-    body.insert("temperature".into(), float(config.temperature));
+    body.insert("temperature".into(), temperature(config, p));
+    if let Some(s) = p.sampling {
+        body.insert("seed".into(), json!(s.seed));
+    }
     body.insert("top_p".into(), json!(1.0));
     body.insert("presence_penalty".into(), json!(0.0));
     body.insert("frequency_penalty".into(), json!(0.0));
@@ -181,16 +191,17 @@ fn ollama_body(config: &ProviderConfig, p: &BodyParams<'_>) -> Value {
         }
         ResponseFormat::None => {}
     }
-    body.insert(
-        "options".into(),
-        json!({
-            "temperature": float(config.temperature),
-            "top_p": 1.0,
-            "presence_penalty": 0.0,
-            "frequency_penalty": 0.0,
-            "num_predict": p.max_tokens,
-        }),
-    );
+    let mut options = json!({
+        "temperature": temperature(config, p),
+        "top_p": 1.0,
+        "presence_penalty": 0.0,
+        "frequency_penalty": 0.0,
+        "num_predict": p.max_tokens,
+    });
+    if let (Some(s), Some(map)) = (p.sampling, options.as_object_mut()) {
+        map.insert("seed".into(), json!(s.seed));
+    }
+    body.insert("options".into(), options);
     Value::Object(body)
 }
 
@@ -212,7 +223,7 @@ fn anthropic_body(config: &ProviderConfig, p: &BodyParams<'_>) -> Value {
     body.insert("max_tokens".into(), json!(p.max_tokens));
     // Recent Claude models refuse `temperature` and `top_p` together; top_p defaults to 1 and
     // penalties do not exist in the Messages API, so temperature alone carries SPEC §7's intent.
-    body.insert("temperature".into(), float(config.temperature));
+    body.insert("temperature".into(), temperature(config, p));
     if !system.is_empty() {
         body.insert("system".into(), json!(system.join("\n\n")));
     }

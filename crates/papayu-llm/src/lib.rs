@@ -50,4 +50,6 @@ pub use plan::{
 };
 pub use provider::{BoxFuture, HttpProvider, Provider, ProviderInfo, parse_retry_after};
 pub use redact::{SecretFamily, find_secrets, redact};
-pub use request::{ChatRequest, Completion, FormatFallback, Message, Progress, Role, Usage};
+pub use request::{
+    ChatRequest, Completion, FormatFallback, Message, Progress, Role, Sampling, Usage,
+};

@@ -66,6 +66,17 @@ impl Message {
     }
 }
 
+/// Sampling for one request instead of the configured temperature: a retry that should not
+/// answer as the greedy one did draws at `temperature` from a generator seeded with `seed`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Sampling {
+    /// 0..=2; 0 is greedy.
+    pub temperature: f32,
+    /// The draw's seed (the in-process provider, OpenAI-compatible servers and Ollama honour
+    /// it; Anthropic has none), so a run can be repeated.
+    pub seed: u32,
+}
+
 /// Called while a streamed answer arrives, with the number of characters received so far.
 pub type Progress = Arc<dyn Fn(usize) + Send + Sync>;
 
@@ -99,6 +110,9 @@ pub struct ChatRequest {
     /// on the schema rungs of the strict ladder instead of the version's whole schema, and sizes
     /// `max_tokens` to it ([`papayu_protocol::answer_tokens`]).
     pub answer_shape: Option<Arc<RequestShape>>,
+    /// Sample this request at its own temperature and seed ([`ChatRequest::sampled`]); `None`
+    /// keeps the provider's configured temperature.
+    pub sampling: Option<Sampling>,
 }
 
 impl ChatRequest {
@@ -114,7 +128,15 @@ impl ChatRequest {
             max_answer_bytes: papayu_protocol::MAX_ANSWER_BYTES,
             answer_schema: None,
             answer_shape: None,
+            sampling: None,
         }
+    }
+
+    /// Sample this request at `sampling`'s temperature and seed instead of the configured
+    /// temperature.
+    pub fn sampled(mut self, sampling: Sampling) -> Self {
+        self.sampling = Some(sampling);
+        self
     }
 
     /// Narrow the answer to `schema` (see [`ChatRequest::answer_schema`]).
@@ -183,6 +205,7 @@ impl fmt::Debug for ChatRequest {
             .field("max_answer_bytes", &self.max_answer_bytes)
             .field("answer_schema", &self.answer_schema.is_some())
             .field("answer_shape", &self.answer_shape)
+            .field("sampling", &self.sampling)
             .finish()
     }
 }

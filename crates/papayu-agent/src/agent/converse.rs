@@ -295,6 +295,9 @@ impl Agent {
             if let Some(shape) = &shape {
                 request = request.shaped(shape.clone());
             }
+            if let Some(sampling) = self.sampling {
+                request = request.sampled(sampling);
+            }
             let input_chars = request.input_chars();
             call.trace.input_chars = input_chars;
             let max_tokens = self.config.max_tokens_for(self.provider.info().kind);

@@ -30,8 +30,9 @@ pub use converse::{FALLBACK_V2_CODES, FALLBACK_V3_CODES, MAX_CONTEXT_ROUNDS, fal
 pub use finish::new_trace_id;
 pub use observe::{AgentEvent, AgentObserver};
 pub use solve::{
-    AttemptError, AttemptView, BaselineView, ConfirmFn, DEFAULT_ATTEMPTS, DEFAULT_TEST_TIMEOUT,
-    SolveOptions, SolveOutcome, SolveReport, Usage, strip_mode_prefix,
+    AttemptError, AttemptView, BaselineView, ConfirmFn, DEFAULT_ATTEMPTS,
+    DEFAULT_RETRY_TEMPERATURE, DEFAULT_TEST_TIMEOUT, REPEAT_REDRAWS, SolveOptions, SolveOutcome,
+    SolveReport, Usage, strip_mode_prefix,
 };
 pub use views::{
     ActionView, ApplyOutcome, ApplyPreview, ChatTurn, ContextReport, DroppedBlock, FallbackInfo,
@@ -51,6 +52,9 @@ pub struct Agent {
     patch: papayu_patch::Project,
     /// Model calls and tokens since the last [`Agent::solve`] began.
     usage: Usage,
+    /// The temperature and seed of the next model calls, when a retry draws instead of
+    /// answering greedily ([`SolveOptions::retry_temperature`]); `None`: as configured.
+    sampling: Option<papayu_llm::Sampling>,
     /// Told how each plan, apply and solve ended ([`Agent::set_observer`]).
     observer: Option<Arc<dyn AgentObserver>>,
 }
@@ -107,6 +111,7 @@ impl Agent {
             policy,
             patch,
             usage: Usage::default(),
+            sampling: None,
             observer: None,
         })
     }

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use papayu_llm::ProviderKind;
 use papayu_patch::CheckReport;
 use papayu_protocol::ErrorCode;
 use serde::Serialize;
@@ -24,6 +25,16 @@ pub const DEFAULT_ATTEMPTS: u32 = 3;
 /// How long one run of the project's tests may take by default.
 pub const DEFAULT_TEST_TIMEOUT: Duration = Duration::from_secs(300);
 
+/// The temperature a retry draws at by default (see [`SolveOptions::retry_temperature`]).
+pub const DEFAULT_RETRY_TEMPERATURE: f32 = 0.7;
+
+/// Changes an attempt draws by default with the in-process model (see [`SolveOptions::draws`]).
+pub const LOCAL_DRAWS: u32 = 3;
+
+/// How many times an answer that repeats a change the tests already rejected is drawn again
+/// within one attempt before the attempt counts as that repeat.
+pub const REPEAT_REDRAWS: u32 = 2;
+
 /// Characters of failing test output the model is shown.
 const FEEDBACK_CHARS: usize = 3_000;
 
@@ -39,8 +50,19 @@ pub struct SolveOptions {
     pub test_timeout: Duration,
     /// The caller confirms DELETE actions up front (`--yes`).
     pub confirmed_deletes: bool,
+    /// Changes drawn and tested per attempt, all from the attempt's one prompt, before the next
+    /// attempt tells the model why they failed. `None` (default): [`LOCAL_DRAWS`] for the
+    /// in-process model, whose next draw reuses the prompt it holds decoded (only the answer is
+    /// generated), 1 for a provider over the network (each draw is a full request).
+    pub draws: Option<u32>,
     /// Setting it stops the run at its next step; an applied change not yet verified rolls back.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// The temperature attempts after the first draw at (default
+    /// [`DEFAULT_RETRY_TEMPERATURE`]), each from its own fixed seed, and the one an answer that
+    /// repeats a rejected change is drawn again at (up to [`REPEAT_REDRAWS`] times). A greedy
+    /// model answers the same prompt the same way, so a retry at the configured temperature 0
+    /// mostly repeats the rejected fix. 0 keeps every call as configured.
+    pub retry_temperature: f32,
 }
 
 impl Default for SolveOptions {
@@ -50,7 +72,9 @@ impl Default for SolveOptions {
             attempts: DEFAULT_ATTEMPTS,
             test_timeout: DEFAULT_TEST_TIMEOUT,
             confirmed_deletes: false,
+            draws: None,
             cancel: None,
+            retry_temperature: DEFAULT_RETRY_TEMPERATURE,
         }
     }
 }
@@ -78,6 +102,37 @@ impl SolveOptions {
     pub fn test_timeout(mut self, timeout: Duration) -> Self {
         self.test_timeout = timeout;
         self
+    }
+
+    /// Draw and test up to `n` changes per attempt (at least 1) from its one prompt.
+    pub fn draws(mut self, n: u32) -> Self {
+        self.draws = Some(n.max(1));
+        self
+    }
+
+    /// Draw retries at `t` (clamped to 0..=2; 0: every call as configured).
+    pub fn retry_temperature(mut self, t: f32) -> Self {
+        self.retry_temperature = if t.is_finite() {
+            t.clamp(0.0, 2.0)
+        } else {
+            0.0
+        };
+        self
+    }
+
+    /// How the call of attempt `number`'s draw `draw` (both 1-based), drawn again `redraw`
+    /// times already, samples: as configured for the very first answer, else at the retry
+    /// temperature from a seed fixed by the three (so a run can be repeated).
+    fn sampling(&self, number: u32, draw: u32, redraw: u32) -> Option<papayu_llm::Sampling> {
+        (self.retry_temperature > 0.0 && (number, draw, redraw) != (1, 1, 0)).then(|| {
+            papayu_llm::Sampling {
+                temperature: self.retry_temperature,
+                seed: 0x5eed_u32
+                    .wrapping_add(number.wrapping_mul(7919))
+                    .wrapping_add(draw.wrapping_mul(6_007))
+                    .wrapping_add(redraw.wrapping_mul(104_729)),
+            }
+        })
     }
 
     /// Cancel from another thread.
@@ -144,6 +199,8 @@ pub struct AttemptError {
 pub struct AttemptView {
     /// 1-based.
     pub number: u32,
+    /// Which of the attempt's draws this is (1-based; see [`SolveOptions::draws`]).
+    pub draw: u32,
     /// The trace of the attempt's model call.
     pub trace_id: Option<String>,
     /// The model's summary.
@@ -158,6 +215,11 @@ pub struct AttemptView {
     pub error: Option<AttemptError>,
     /// What the model was told about this attempt's failure.
     pub feedback: Option<String>,
+    /// The temperature and seed of the answer, when it was drawn rather than configured.
+    pub sampling: Option<papayu_llm::Sampling>,
+    /// Answers of this attempt that repeated a change the tests had already rejected and were
+    /// drawn again, untested.
+    pub redrawn: u32,
 }
 
 /// Model calls and tokens over a whole run.
@@ -412,28 +474,63 @@ impl Agent {
             targets: targets.clone(),
             duration_ms: run.duration_ms,
         });
-        let mut failure = (!run.success).then(|| failure_digest(&run.output, FEEDBACK_CHARS));
+        let draws = options
+            .draws
+            .unwrap_or(if self.provider.info().kind == ProviderKind::Local {
+                LOCAL_DRAWS
+            } else {
+                1
+            });
+        // The context's check log stays the baseline's failure (the one the goal is about) in
+        // every attempt: each prompt is then the first one plus what the feedback says about the
+        // latest change (with its test output), so a local model decodes only that (D54).
+        let failure = (!run.success).then(|| self.digest(&run.output));
+        // What the model is told about the latest change; an attempt's prompt takes it when the
+        // attempt begins, so its draws share one prompt.
         let mut feedback: Option<Feedback> = None;
+        let mut prompt_brief: Option<String> = None;
         // The changes the tests already rejected: (attempt, diff, verdict, test output digest).
         let mut rejected: Vec<(u32, String, Verdict, String)> = Vec::new();
-        for number in 1..=options.attempts {
+        let turns = (1..=options.attempts).flat_map(|n| (1..=draws).map(move |d| (n, d)));
+        for (number, draw) in turns {
             if cancelled() {
                 return Err(AgentError::Apply(papayu_patch::ApplyError::Cancelled));
             }
-            progress(&Progress::Attempt {
-                number,
-                of: options.attempts,
-            });
-            let brief = feedback.as_ref().map(|f| f.text.as_str());
-            let preview = match self
-                .prepare_brief(&goal, failure.as_deref(), brief, progress)
-                .await
-            {
+            if draw == 1 {
+                progress(&Progress::Attempt {
+                    number,
+                    of: options.attempts,
+                });
+                prompt_brief = feedback.as_ref().map(|f| f.text.clone());
+            }
+            let brief = prompt_brief.as_deref();
+            let mut redrawn = 0;
+            let drawn = loop {
+                let sampling = options.sampling(number, draw, redrawn);
+                self.sampling = sampling;
+                let answer = self
+                    .prepare_brief(&goal, failure.as_deref(), brief, progress)
+                    .await;
+                self.sampling = None;
+                // A draw that repeats a change the tests rejected: drawn again, untested.
+                if let Ok(p) = &answer
+                    && redrawn < REPEAT_REDRAWS
+                    && options.retry_temperature > 0.0
+                    && !p.no_changes
+                    && rejected.iter().any(|r| r.1 == diff_of(p))
+                {
+                    redrawn += 1;
+                    continue;
+                }
+                break answer.map(|p| (p, sampling));
+            };
+            let (preview, sampling) = match drawn {
                 Ok(p) => p,
                 Err(e @ AgentError::Rejected { .. }) => {
                     let f = Feedback::rejected(number, &e);
                     report.attempts.push(AttemptView {
                         number,
+                        draw,
                         trace_id: None,
                         summary: None,
                         actions: Vec::new(),
@@ -444,6 +541,8 @@ impl Agent {
                             message: e.to_string(),
                         }),
                         feedback: Some(f.text.clone()),
+                        sampling: options.sampling(number, draw, redrawn),
+                        redrawn,
                     });
                     feedback = Some(f);
                     continue;
@@ -452,6 +551,7 @@ impl Agent {
             };
             let mut attempt = AttemptView {
                 number,
+                draw,
                 trace_id: Some(preview.trace_id.clone()),
                 summary: preview.summary.clone(),
                 actions: preview.actions.clone(),
@@ -459,6 +559,8 @@ impl Agent {
                 verdict: None,
                 error: None,
                 feedback: None,
+                sampling,
+                redrawn,
             };
             if preview.no_changes {
                 if baseline.exit_ok && targets.is_empty() {
@@ -518,6 +620,7 @@ impl Agent {
                 return Ok(self.finish_report(report));
             }
             let verdict: Mutex<Option<(Verdict, String)>> = Mutex::new(None);
+            let digest = |output: &str| self.digest(output);
             let judged = |check: &CheckReport| -> Result<(), String> {
                 let outcomes = parse_outcomes(&check.output);
                 let v = judge(&baseline, check.success, &outcomes, &targets);
@@ -526,7 +629,7 @@ impl Agent {
                     Verdict::NotVerified { reason, .. } => Err(reason.clone()),
                 };
                 if let Ok(mut slot) = verdict.lock() {
-                    *slot = Some((v, failure_digest(&check.output, FEEDBACK_CHARS)));
+                    *slot = Some((v, digest(&check.output)));
                 }
                 result
             };
@@ -548,7 +651,6 @@ impl Agent {
                     let f = match &judged_as {
                         Some((v, digest)) => {
                             let f = Feedback::not_verified(number, &preview, v, digest);
-                            failure = Some(digest.clone());
                             rejected.push((
                                 number,
                                 attempt.diff.clone(),
@@ -579,8 +681,9 @@ impl Agent {
             }
         }
         report.reason = Some(format!(
-            "no change verified in {} attempt(s); the project is unchanged",
-            options.attempts
+            "no change verified in {} attempt(s) ({} change(s) drawn); the project is unchanged",
+            options.attempts,
+            report.attempts.len()
         ));
         Ok(self.finish_report(report))
     }
@@ -603,6 +706,7 @@ impl Agent {
         let preview = self.prepare_brief(&goal, None, None, progress).await?;
         let mut attempt = AttemptView {
             number: 1,
+            draw: 1,
             trace_id: Some(preview.trace_id.clone()),
             summary: preview.summary.clone(),
             actions: preview.actions.clone(),
@@ -610,6 +714,8 @@ impl Agent {
             verdict: None,
             error: None,
             feedback: None,
+            sampling: None,
+            redrawn: 0,
         };
         if preview.no_changes {
             report.attempts.push(attempt);
@@ -646,6 +752,23 @@ impl Agent {
         }
         report.attempts.push(attempt);
         Ok(self.finish_report(report))
+    }
+
+    /// The model's account of a test run ([`failure_digest`]) with the project's absolute path
+    /// left out: the model edits by project-relative paths, and a prompt that does not name the
+    /// (often temporary) directory reads the same wherever the project lies.
+    fn digest(&self, output: &str) -> String {
+        let mut text = output.to_owned();
+        let canonical = self.root.canonicalize_utf8().ok();
+        for root in
+            std::iter::once(self.root.as_str()).chain(canonical.as_ref().map(|c| c.as_str()))
+        {
+            let root = root.trim_end_matches('/');
+            if root.len() > 1 {
+                text = text.replace(&format!("{root}/"), "");
+            }
+        }
+        failure_digest(&text, FEEDBACK_CHARS)
     }
 
     fn finish_report(&self, mut report: SolveReport) -> SolveReport {

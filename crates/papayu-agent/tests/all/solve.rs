@@ -97,10 +97,11 @@ fn solve(p: &Project, model: &Model, options: &SolveOptions) -> papayu_agent::So
     .unwrap()
 }
 
-/// "fix add()" with the default options, each progress event given to `record`.
+/// "fix add()" with `options`, each progress event given to `record`.
 fn solve_recording(
     p: &Project,
     model: &Model,
+    options: &SolveOptions,
     record: papayu_agent::ProgressFn<'_>,
 ) -> papayu_agent::SolveReport {
     let mut agent = p.agent(model, &[]);
@@ -108,8 +109,17 @@ fn solve_recording(
         .enable_all()
         .build()
         .unwrap();
-    rt.block_on(agent.solve("fix add()", &SolveOptions::default(), None, record))
+    rt.block_on(agent.solve("fix add()", options, None, record))
         .unwrap()
+}
+
+/// A `record` for [`solve_recording`] counting the test runs into `runs`.
+fn count_test_runs(runs: &std::sync::Mutex<u32>) -> impl Fn(&Progress) + Sync + '_ {
+    move |e: &Progress| {
+        if serde_json::to_value(e).unwrap()["stage"] == "testing" {
+            *runs.lock().unwrap() += 1;
+        }
+    }
 }
 
 #[test]
@@ -136,6 +146,10 @@ fn a_right_fix_is_verified_by_the_tests_and_kept() {
     assert!(user.contains("FILE[test_calc.py]"), "{user}");
     assert!(user.contains("AssertionError: -1 != 5"), "{user}");
     assert!(user.contains("PROJECT MAP"), "{user}");
+    // The traceback names files as the model names them: relative to the project.
+    assert!(user.contains("File \"test_calc.py\", line"), "{user}");
+    let root = p.dir.path().canonicalize().unwrap();
+    assert!(!user.contains(root.to_str().unwrap()), "{user}");
 }
 
 #[test]
@@ -170,7 +184,14 @@ fn nothing_verified_leaves_the_project_exactly_as_it_was() {
     let p = calc_project();
     let before = tree(&p);
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let model = rt.block_on(Model::start(&[wrong(), breaks_mean(), wrong()]));
+    // Attempt 3 repeats attempt 1 in all its draws.
+    let model = rt.block_on(Model::start(&[
+        wrong(),
+        breaks_mean(),
+        wrong(),
+        wrong(),
+        wrong(),
+    ]));
     let report = solve(&p, &model, &SolveOptions::default());
     assert_eq!(report.outcome, SolveOutcome::NotSolved, "{report:#?}");
     assert_eq!(report.attempts.len(), 3);
@@ -248,7 +269,7 @@ fn progress_names_the_baseline_and_each_attempt() {
             .unwrap()
             .push(serde_json::to_value(e).unwrap())
     };
-    let report = solve_recording(&p, &model, &record);
+    let report = solve_recording(&p, &model, &SolveOptions::default(), &record);
     assert_eq!(report.outcome, SolveOutcome::Verified);
     let stages: Vec<String> = events
         .into_inner()
@@ -278,15 +299,13 @@ fn mode_prefixes_never_reach_the_model() {
 fn a_change_the_tests_already_rejected_is_not_tested_again() {
     let p = calc_project();
     let rt = tokio::runtime::Runtime::new().unwrap();
-    // The same wrong fix twice (as a small model with greedy decoding answers), then the right one.
+    // The same wrong fix twice (as a small model with greedy decoding answers), then the right
+    // one; retries as configured (no redraw), so the repeat is an attempt of its own.
     let model = rt.block_on(Model::start(&[wrong(), wrong(), right()]));
     let tests_run = std::sync::Mutex::new(0u32);
-    let record = |e: &Progress| {
-        if serde_json::to_value(e).unwrap()["stage"] == "testing" {
-            *tests_run.lock().unwrap() += 1;
-        }
-    };
-    let report = solve_recording(&p, &model, &record);
+    let record = count_test_runs(&tests_run);
+    let options = SolveOptions::default().retry_temperature(0.0);
+    let report = solve_recording(&p, &model, &options, &record);
     assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
     assert_eq!(report.attempts.len(), 3);
     assert!(matches!(
@@ -306,4 +325,178 @@ fn a_change_the_tests_already_rejected_is_not_tested_again() {
     );
     assert!(third.contains("+    return a * b"), "{third}");
     assert!(p.read("calc.py").contains("return a + b"));
+}
+
+/// The `temperature` and `seed` a request body carries.
+fn sampling_of(body: &Value) -> (f64, Option<u64>) {
+    (body["temperature"].as_f64().unwrap(), body["seed"].as_u64())
+}
+
+#[test]
+fn retries_draw_at_the_retry_temperature_each_from_its_own_seed() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[wrong(), breaks_mean(), right()]));
+    let report = solve(&p, &model, &SolveOptions::default());
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.attempts.len(), 3);
+    let requests = rt.block_on(model.requests());
+    assert_eq!(requests.len(), 3);
+    // The first answer as configured (greedy, no seed), the retries drawn at 0.7.
+    assert_eq!(sampling_of(&requests[0]), (0.0, None));
+    let (t2, seed2) = sampling_of(&requests[1]);
+    let (t3, seed3) = sampling_of(&requests[2]);
+    assert_eq!((t2, t3), (0.7, 0.7));
+    assert!(
+        seed2.is_some() && seed3.is_some() && seed2 != seed3,
+        "{seed2:?} {seed3:?}"
+    );
+    assert_eq!(report.attempts[0].sampling, None);
+    let drawn = report.attempts[1].sampling.unwrap();
+    assert_eq!(Some(u64::from(drawn.seed)), seed2);
+    // The same run again draws from the same seeds: a run can be repeated.
+    let q = calc_project();
+    let again = rt.block_on(Model::start(&[wrong(), breaks_mean(), right()]));
+    solve(&q, &again, &SolveOptions::default());
+    let seeds: Vec<_> = rt
+        .block_on(again.requests())
+        .iter()
+        .map(sampling_of)
+        .collect();
+    assert_eq!(seeds, requests.iter().map(sampling_of).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_retry_temperature_of_zero_keeps_every_call_as_configured() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[wrong(), right()]));
+    let report = solve(&p, &model, &SolveOptions::default().retry_temperature(0.0));
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    let requests = rt.block_on(model.requests());
+    assert!(
+        requests.iter().all(|r| sampling_of(r) == (0.0, None)),
+        "{:?}",
+        requests.iter().map(sampling_of).collect::<Vec<_>>()
+    );
+    assert!(report.attempts.iter().all(|a| a.sampling.is_none()));
+}
+
+#[test]
+fn a_draw_that_repeats_a_rejected_change_is_drawn_again_untested() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[wrong(), wrong(), right()]));
+    let tests_run = std::sync::Mutex::new(0u32);
+    let record = count_test_runs(&tests_run);
+    let report = solve_recording(&p, &model, &SolveOptions::default(), &record);
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    // Attempt 2's first draw repeated attempt 1: drawn again within the attempt, untested.
+    assert_eq!(report.attempts.len(), 2);
+    assert_eq!(report.attempts[1].redrawn, 1);
+    assert!(report.attempts[1].diff.contains("+    return a + b"));
+    // The baseline, attempt 1 and attempt 2's second draw.
+    assert_eq!(*tests_run.lock().unwrap(), 3);
+    let requests = rt.block_on(model.requests());
+    assert_eq!(requests.len(), 3);
+    assert_eq!(report.usage.model_calls, 3);
+    let (_, first_draw) = sampling_of(&requests[1]);
+    let (t, second_draw) = sampling_of(&requests[2]);
+    assert_eq!(t, 0.7);
+    assert_ne!(first_draw, second_draw);
+    assert_eq!(
+        Some(u64::from(report.attempts[1].sampling.unwrap().seed)),
+        second_draw
+    );
+    assert!(p.read("calc.py").contains("return a + b"));
+}
+
+#[test]
+fn redraws_are_bounded_and_a_run_of_repeats_leaves_the_project_as_it_was() {
+    let p = calc_project();
+    let before = tree(&p);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // A model that only ever knows the one wrong fix.
+    let model = rt.block_on(Model::start(&[wrong(), wrong(), wrong(), wrong(), wrong()]));
+    let tests_run = std::sync::Mutex::new(0u32);
+    let record = count_test_runs(&tests_run);
+    let options = SolveOptions::default().attempts(2);
+    let report = solve_recording(&p, &model, &options, &record);
+    assert_eq!(report.outcome, SolveOutcome::NotSolved, "{report:#?}");
+    assert_eq!(report.attempts.len(), 2);
+    assert_eq!(report.attempts[1].redrawn, papayu_agent::REPEAT_REDRAWS);
+    assert!(matches!(
+        &report.attempts[1].verdict,
+        Some(Verdict::NotVerified { reason, .. }) if reason.contains("not tested again")
+    ));
+    // Attempt 1's call and attempt 2's three draws; the tests ran for the baseline and attempt 1.
+    assert_eq!(rt.block_on(model.requests()).len(), 1 + 1 + 2);
+    assert_eq!(*tests_run.lock().unwrap(), 2);
+    assert_eq!(tree(&p), before);
+}
+
+#[test]
+fn an_attempt_draws_several_changes_from_its_one_prompt() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[wrong(), right()]));
+    let report = solve(&p, &model, &SolveOptions::default().draws(2));
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    let turns: Vec<(u32, u32)> = report.attempts.iter().map(|a| (a.number, a.draw)).collect();
+    assert_eq!(turns, [(1, 1), (1, 2)]);
+    let requests = rt.block_on(model.requests());
+    assert_eq!(requests.len(), 2);
+    // The second draw asks what the first asked: the baseline failure, no word of the first
+    // draw (the next attempt is told); it is drawn at the retry temperature.
+    let second = &messages(&requests[1])[1].1;
+    assert!(!second.contains("PREVIOUS ATTEMPT"), "{second}");
+    assert!(second.contains("AssertionError: -1 != 5"), "{second}");
+    assert_eq!(messages(&requests[1])[0], messages(&requests[0])[0]);
+    assert_eq!(sampling_of(&requests[0]), (0.0, None));
+    assert_eq!(sampling_of(&requests[1]).0, 0.7);
+    assert!(p.read("calc.py").contains("return a + b"));
+}
+
+#[test]
+fn the_next_attempt_is_told_about_the_last_draw_of_the_one_before() {
+    let p = calc_project();
+    let before = tree(&p);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[wrong(), breaks_mean(), right()]));
+    let report = solve(&p, &model, &SolveOptions::default().attempts(2).draws(2));
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    let turns: Vec<(u32, u32)> = report.attempts.iter().map(|a| (a.number, a.draw)).collect();
+    assert_eq!(turns, [(1, 1), (1, 2), (2, 1)]);
+    let requests = rt.block_on(model.requests());
+    let third = &messages(&requests[2])[1].1;
+    assert!(third.contains("PREVIOUS ATTEMPT:"), "{third}");
+    assert!(
+        third.contains("-    return sum(values) / len(values)"),
+        "{third}"
+    );
+    // And with nothing verified, every draw of every attempt rolled back.
+    let q = calc_project();
+    // Attempt 2 repeats attempt 1's two changes in all their draws.
+    let failing = rt.block_on(Model::start(&[
+        wrong(),
+        breaks_mean(),
+        wrong(),
+        wrong(),
+        wrong(),
+        breaks_mean(),
+        breaks_mean(),
+        breaks_mean(),
+    ]));
+    let report = solve(&q, &failing, &SolveOptions::default().attempts(2).draws(2));
+    assert_eq!(report.outcome, SolveOutcome::NotSolved, "{report:#?}");
+    assert!(
+        report
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("2 attempt(s) (4 change(s) drawn)"),
+        "{:?}",
+        report.reason
+    );
+    assert_eq!(tree(&q), before);
 }

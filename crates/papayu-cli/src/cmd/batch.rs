@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use camino::Utf8PathBuf;
-use papayu_agent::{DEFAULT_ATTEMPTS, SolveOptions, SolveOutcome};
+use papayu_agent::{DEFAULT_ATTEMPTS, DEFAULT_RETRY_TEMPERATURE, SolveOptions, SolveOutcome};
 use papayu_integrations::batch::{self, BatchRow};
 use papayu_integrations::sync;
 use papayu_protocol::agent_sync::{SyncKind, SyncStatus};
@@ -36,6 +36,13 @@ pub struct Args {
     /// Changes tried per goal at most.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_ATTEMPTS)]
     pub attempts: u32,
+    /// The temperature retries draw at, each from its own fixed seed (0: every attempt as
+    /// configured; the first attempt always is). A greedy model repeats its rejected fix.
+    #[arg(long, value_name = "T", default_value_t = DEFAULT_RETRY_TEMPERATURE, value_parser = super::run_goal::temperature)]
+    pub retry_temperature: f32,
+    /// Changes drawn and tested per attempt (default: as `papayu run`).
+    #[arg(long, value_name = "N")]
+    pub draws: Option<u32>,
 }
 
 fn outcome_name(outcome: SolveOutcome) -> &'static str {
@@ -68,10 +75,14 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     let rt = runtime()?;
     let mut options = SolveOptions::default()
         .attempts(args.attempts)
+        .retry_temperature(args.retry_temperature)
         .confirmed_deletes(true)
         .test_timeout(Duration::from_secs(300));
     if let Some(t) = &args.test {
         options = options.test_command(t.clone());
+    }
+    if let Some(n) = args.draws {
+        options = options.draws(n);
     }
     let mut rows: Vec<BatchRow> = Vec::new();
     let mut stopped = false;

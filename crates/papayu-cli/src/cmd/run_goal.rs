@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 use papayu_agent::{
-    ApplyOutcome, ApplyPreview, DEFAULT_ATTEMPTS, SolveOptions, SolveOutcome, SolveReport,
-    TestCommandSource, Verdict,
+    ApplyOutcome, ApplyPreview, DEFAULT_ATTEMPTS, DEFAULT_RETRY_TEMPERATURE, SolveOptions,
+    SolveOutcome, SolveReport, TestCommandSource, Verdict,
 };
 use papayu_protocol::ErrorCode;
 
@@ -32,6 +32,14 @@ pub struct Args {
     /// Try at most this many changes.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_ATTEMPTS)]
     pub attempts: u32,
+    /// The temperature retries draw at, each from its own fixed seed (0: every attempt as
+    /// configured; the first attempt always is). A greedy model repeats its rejected fix.
+    #[arg(long, value_name = "T", default_value_t = DEFAULT_RETRY_TEMPERATURE, value_parser = temperature)]
+    pub retry_temperature: f32,
+    /// Changes drawn and tested per attempt from its one prompt (default: 3 with the
+    /// in-process model, which then only generates each answer; 1 over the network).
+    #[arg(long, value_name = "N")]
+    pub draws: Option<u32>,
     /// Timeout of each test run, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub test_timeout: u64,
@@ -39,6 +47,16 @@ pub struct Args {
     /// `check`), ending with a `result` event holding the `--json` document.
     #[arg(long)]
     pub json_stream: bool,
+}
+
+/// A temperature argument: a number in 0..=2.
+pub(crate) fn temperature(s: &str) -> Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(t) if (0.0..=2.0).contains(&t) => Ok(t),
+        _ => Err(format!(
+            "`{s}` is not a temperature: give a number from 0 to 2"
+        )),
+    }
 }
 
 /// Solve the goal: exit 0 with a verified (or, without tests, applied) change, 4 when nothing
@@ -56,10 +74,14 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     let progress = ProgressLine::new(global);
     let mut options = SolveOptions::default()
         .attempts(args.attempts)
+        .retry_temperature(args.retry_temperature)
         .confirmed_deletes(args.yes)
         .test_timeout(Duration::from_secs(args.test_timeout.max(1)));
     if let Some(t) = &args.test {
         options = options.test_command(t.clone());
+    }
+    if let Some(n) = args.draws {
+        options = options.draws(n);
     }
     let ask = |preview: &ApplyPreview| -> bool {
         progress.done();
@@ -214,6 +236,8 @@ fn print_report(report: &SolveReport, diffs_shown: bool) {
         };
         println!("{line}");
     }
+    // Attempts that drew several changes name each one `attempt.draw`.
+    let drawn = report.attempts.iter().any(|a| a.draw > 1);
     for a in &report.attempts {
         let what: Vec<String> = a
             .actions
@@ -243,7 +267,11 @@ fn print_report(report: &SolveReport, diffs_shown: bool) {
             "{}",
             crate::tr!(
                 "run-attempt",
-                number = a.number,
+                number = if drawn {
+                    format!("{}.{}", a.number, a.draw)
+                } else {
+                    a.number.to_string()
+                },
                 what = what,
                 result = result
             )

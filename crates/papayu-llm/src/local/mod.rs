@@ -133,6 +133,7 @@ impl LocalProvider {
             answer_schema: request.answer_schema.as_deref(),
             max_tokens,
             progress: request.progress.as_ref(),
+            sampling: request.sampling,
             started,
         };
         let generated = match self.generate(&job, cancel) {

@@ -57,16 +57,15 @@ impl LocalProvider {
         if find_state(dir, &key).is_some_and(|f| state_digest_ok(&f)) {
             return Ok(false);
         }
-        let session = self.session(
-            &mut slot,
-            (n + 1).div_ceil(256).saturating_mul(256).min(window),
-        )?;
+        let size = (n + 1).div_ceil(256).saturating_mul(256).min(window);
+        let session = self.session(&mut slot, size, size)?;
         let job = Job {
             messages: system,
             protocol: ProtocolVersion::default(),
             answer_schema: None,
             max_tokens: 1,
             progress: None,
+            sampling: None,
             started: Instant::now(),
         };
         session.truncate(common_prefix(&session.cached, &tokens));

@@ -19,7 +19,19 @@ use super::config::LocalStats;
 use super::grammar::{gbnf, gbnf_for_schema};
 use super::model::backend;
 use crate::error::LlmError;
-use crate::request::{Message, Progress};
+use crate::request::{Message, Progress, Sampling};
+
+/// A draw at a temperature considers at most this many tokens (llama.cpp's default)…
+const SAMPLE_TOP_K: i32 = 40;
+/// …and none below this share of the likeliest token's probability (llama.cpp's default): a
+/// small model's tail is where a drawn answer goes off the rails.
+const SAMPLE_MIN_P: f32 = 0.05;
+
+/// Tokens a new context holds beyond the request that makes it: the next request of a goal is
+/// usually this one plus a repair turn or a retry's feedback, and a context too small for it is
+/// replaced — losing the decoded prompt it shares with this one (a full re-decode, 40–60 s for
+/// Qwen2.5-Coder-1.5B on 2 cores instead of the few seconds of the new text).
+const CONTEXT_HEADROOM: u32 = 2_048;
 
 /// Prompt tokens decoded per llama.cpp batch.
 const PROMPT_BATCH: u32 = 512;
@@ -66,6 +78,8 @@ pub(super) struct Job<'a> {
     pub(super) answer_schema: Option<&'a serde_json::Value>,
     pub(super) max_tokens: u32,
     pub(super) progress: Option<&'a Progress>,
+    /// The request's own temperature and seed, else the configured ones.
+    pub(super) sampling: Option<Sampling>,
     pub(super) started: Instant,
 }
 
@@ -121,11 +135,12 @@ impl LocalProvider {
             .div_ceil(256)
             .saturating_mul(256)
             .min(window);
+        let room = needed.saturating_add(CONTEXT_HEADROOM).min(window);
         let grammar = match job.answer_schema {
             Some(schema) => gbnf_for_schema(schema)?,
             None => gbnf(job.protocol, &self.config.bounds)?,
         };
-        let session = self.session(&mut slot, needed)?;
+        let session = self.session(&mut slot, needed, room)?;
         let result = self.run(session, &tokens, &grammar, job, cancel);
         if result.is_err() {
             // Cancelled, timed out or failed mid-decode: what the KV cache holds is unknown.
@@ -135,11 +150,12 @@ impl LocalProvider {
     }
 
     /// The kept context when it is large enough (`needed` tokens) and runs on the configured
-    /// threads, else a new one.
+    /// threads, else a new one of `room` tokens (at least `needed`).
     pub(super) fn session<'s>(
         &self,
         slot: &'s mut Option<Session>,
         needed: u32,
+        room: u32,
     ) -> Result<&'s mut Session, LlmError> {
         let threads = i32::try_from(self.config.threads).unwrap_or(1);
         if !slot
@@ -148,9 +164,10 @@ impl LocalProvider {
         {
             // The old one goes first: two KV caches at once would double the peak memory.
             *slot = None;
+            let size = room.max(needed);
             let params = LlamaContextParams::default()
-                .with_n_ctx(NonZeroU32::new(needed))
-                .with_n_batch(PROMPT_BATCH.min(needed))
+                .with_n_ctx(NonZeroU32::new(size))
+                .with_n_batch(PROMPT_BATCH.min(size))
                 .with_n_threads(threads)
                 .with_n_threads_batch(threads);
             let ctx = self
@@ -246,14 +263,21 @@ impl LocalProvider {
 
         let mut constraint = LlamaSampler::grammar(model, grammar, "root")
             .map_err(|e| self.inference_error(format!("llama.cpp refused the grammar: {e}")))?;
-        // Sampling at a temperature: the grammar first, then temperature and a seeded draw.
-        let mut chain = if self.config.temperature > 0.0 {
+        // Sampling at a temperature: the grammar first, then llama.cpp's default cut of the
+        // unlikely tail (top-k, min-p), then temperature and a seeded draw.
+        let sampling = job.sampling.unwrap_or(Sampling {
+            temperature: self.config.temperature,
+            seed: self.config.seed,
+        });
+        let mut chain = if sampling.temperature > 0.0 {
             let constrained = LlamaSampler::grammar(model, grammar, "root")
                 .map_err(|e| self.inference_error(format!("llama.cpp refused the grammar: {e}")))?;
             Some(LlamaSampler::chain_simple([
                 constrained,
-                LlamaSampler::temp(self.config.temperature),
-                LlamaSampler::dist(self.config.seed),
+                LlamaSampler::top_k(SAMPLE_TOP_K),
+                LlamaSampler::min_p(SAMPLE_MIN_P, 1),
+                LlamaSampler::temp(sampling.temperature),
+                LlamaSampler::dist(sampling.seed),
             ]))
         } else {
             None

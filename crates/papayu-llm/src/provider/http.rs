@@ -99,6 +99,7 @@ impl HttpProvider {
                 max_tokens,
                 stream: request.stream,
                 shape: request.answer_shape.as_deref(),
+                sampling: request.sampling,
             },
         )
     }

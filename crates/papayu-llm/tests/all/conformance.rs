@@ -1,7 +1,7 @@
 //! Per-provider wire conformance: the exact request JSON (snapshotted), headers, and parsing of
 //! each dialect's response envelope.
 
-use papayu_llm::{ChatRequest, Message, Provider, ProviderKind, ResponseFormat, Usage};
+use papayu_llm::{ChatRequest, Message, Provider, ProviderKind, ResponseFormat, Sampling, Usage};
 use papayu_protocol::ProtocolVersion;
 use serde_json::Value;
 use wiremock::matchers::{method, path};
@@ -251,4 +251,27 @@ fn json_object_schema_form_spells_nullable_fields_with_any_of() {
     assert_eq!(mode[1]["type"], "null");
     let questions = &schema["properties"]["questions"]["anyOf"][0];
     assert_eq!(questions["items"]["type"], "string");
+}
+
+#[tokio::test]
+async fn a_request_sampled_at_its_own_temperature_carries_it_and_its_seed() {
+    let sampling = Sampling {
+        temperature: 0.7,
+        seed: 4242,
+    };
+    let sampled = request().sampled(sampling);
+    let seen = roundtrip(ProviderKind::OpenAiCompatible, &sampled).await;
+    assert_eq!(seen.body["temperature"], 0.7);
+    assert_eq!(seen.body["seed"], 4242);
+    let seen = roundtrip(ProviderKind::Ollama, &sampled).await;
+    assert_eq!(seen.body["options"]["temperature"], 0.7);
+    assert_eq!(seen.body["options"]["seed"], 4242);
+    // The Messages API has no seed: the temperature alone.
+    let seen = roundtrip(ProviderKind::Anthropic, &sampled).await;
+    assert_eq!(seen.body["temperature"], 0.7);
+    assert!(seen.body.get("seed").is_none(), "{}", seen.body);
+    // Unsampled requests stay as configured, with no seed.
+    let seen = roundtrip(ProviderKind::OpenAiCompatible, &request()).await;
+    assert_eq!(seen.body["temperature"], 0.0);
+    assert!(seen.body.get("seed").is_none(), "{}", seen.body);
 }

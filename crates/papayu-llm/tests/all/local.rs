@@ -14,6 +14,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use papayu_llm::Sampling;
 use papayu_llm::{
     ChatRequest, GrammarBounds, LocalConfig, LocalProvider, Message, Progress, Provider,
     ProviderKind, SMALL_MODEL_SHA256, check_answer, check_gguf, default_system_prompt, gbnf,
@@ -141,6 +142,26 @@ fn sampling_at_a_temperature_is_constrained_too() {
     let text = &completion.text;
     assert_eq!(completion.finish_reason.as_deref(), Some("stop"), "{text}");
     parse_response(text, ProtocolVersion::V3).unwrap_or_else(|e| panic!("{e}: {text}"));
+}
+
+#[test]
+fn a_request_drawn_at_its_own_temperature_is_constrained_and_repeatable() {
+    // Configured greedy; the request asks for a seeded draw (as a retry of `papayu run` does).
+    let provider = provider();
+    let cancel = AtomicBool::new(false);
+    let drawn = |seed| {
+        let req = request(ProtocolVersion::V3, PROMPTS[2]).sampled(Sampling {
+            temperature: 0.7,
+            seed,
+        });
+        provider.complete_blocking(&req, &cancel).unwrap().0.text
+    };
+    let first = drawn(11);
+    parse_response(&first, ProtocolVersion::V3).unwrap_or_else(|e| panic!("{e}: {first}"));
+    // The same seed draws the same answer, whatever the KV cache held before.
+    let other = drawn(12);
+    parse_response(&other, ProtocolVersion::V3).unwrap_or_else(|e| panic!("{e}: {other}"));
+    assert_eq!(drawn(11), first);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
