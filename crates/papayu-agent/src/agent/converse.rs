@@ -295,7 +295,11 @@ impl Agent {
             if let Some(shape) = &shape {
                 request = request.shaped(shape.clone());
             }
-            if let Some(sampling) = self.sampling {
+            // A retry's draw is sampled; its repair is not: a repair copies the file's real
+            // text, where a drawn answer wanders (sampled repairs ran to 2–3 k tokens, D54).
+            if let Some(sampling) = self.sampling
+                && call.next != Round::Repair
+            {
                 request = request.sampled(sampling);
             }
             let input_chars = request.input_chars();

@@ -500,3 +500,19 @@ fn the_next_attempt_is_told_about_the_last_draw_of_the_one_before() {
     );
     assert_eq!(tree(&q), before);
 }
+
+#[test]
+fn the_repair_of_a_drawn_answer_is_not_drawn() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let bad = json!({"actions": [{"kind": "PATCH_FILE", "path": "../calc.py", "patch": "x"}], "summary": "bad"});
+    let model = rt.block_on(Model::start(&[wrong(), bad, right()]));
+    let report = solve(&p, &model, &SolveOptions::default());
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    let requests = rt.block_on(model.requests());
+    assert_eq!(requests.len(), 3);
+    // Attempt 2 drawn at the retry temperature; its repair asks for the file's text greedily.
+    assert_eq!(sampling_of(&requests[1]).0, 0.7);
+    assert_eq!(sampling_of(&requests[2]), (0.0, None));
+    assert_eq!(messages(&requests[2]).len(), 4, "the repair turn");
+}
