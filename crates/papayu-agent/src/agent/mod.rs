@@ -31,8 +31,8 @@ pub use finish::new_trace_id;
 pub use observe::{AgentEvent, AgentObserver};
 pub use solve::{
     AttemptError, AttemptView, BaselineView, ConfirmFn, DEFAULT_ATTEMPTS,
-    DEFAULT_RETRY_TEMPERATURE, DEFAULT_TEST_TIMEOUT, REPEAT_REDRAWS, SolveOptions, SolveOutcome,
-    SolveReport, Usage, strip_mode_prefix,
+    DEFAULT_RETRY_TEMPERATURE, DEFAULT_TEST_TIMEOUT, LOCAL_DRAWS, REPEAT_REDRAWS, SolveOptions,
+    SolveOutcome, SolveReport, Usage, strip_mode_prefix,
 };
 pub use views::{
     ActionView, ApplyOutcome, ApplyPreview, ChatTurn, ContextReport, DroppedBlock, FallbackInfo,
