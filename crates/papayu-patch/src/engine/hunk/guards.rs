@@ -82,6 +82,18 @@ pub(super) fn weak_lookalike(
             .any(|s| s != pos && lookalike_nearer(file, old, pos, s))
 }
 
+/// Whether an exact match at `pos` puts the hunk against the file edge its shape says the diff
+/// was cut at ([`open_side`]). The region there is the hunk's own: had it been edited, it would
+/// not match exactly, and a copy elsewhere does not sit at that edge — so look-alikes near a
+/// wrong stated line are no evidence against it.
+pub(super) fn at_own_edge(h: &Hunk, pos: usize, len: usize, n: usize) -> bool {
+    match open_side(h) {
+        Some(OpenSide::End) => pos + len == n,
+        Some(OpenSide::Start) => pos == 0,
+        None => false,
+    }
+}
+
 /// Which end of the file a hunk must reach, if any: one with real line numbers, at least two
 /// context lines on one side and only added lines beyond its context on the other. A diff tool
 /// cuts context only at the ends of the file, so elsewhere a context line between its added

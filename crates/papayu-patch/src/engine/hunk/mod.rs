@@ -11,10 +11,10 @@ mod reindent;
 use super::parse::{Hunk, HunkLine, ParsedPatch};
 use super::text::{Doc, Eol, Line, key};
 use super::{EngineError, HunkFailure, HunkReport, HunkTier, OpenSide, SimilarLine};
-use guards::{moved, open_side, weak_lookalike, zero_context_lookalikes};
+use guards::{at_own_edge, moved, open_side, weak_lookalike, zero_context_lookalikes};
 use matching::{Cmp, conflicts_at, find_all, matches_at};
 use nearest::{nearest, window};
-use order::{Deferred, resolve_by_order};
+use order::{Deferred, below_heading, resolve_by_order};
 use realign::{Realign, Realigned, realign};
 use reindent::{Reindent, reindent_for, reindent_line};
 
@@ -95,8 +95,12 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             let must_be_unique = zero_context || (out_of_order && cmp != Cmp::Exact);
             if let Some(p) = at_stated {
                 if must_be_unique {
-                    let all = find_all(&file, &old, cmp, 2);
-                    if all.len() > 1 {
+                    // Unique, or the only place below the hunk's heading.
+                    let all = find_all(&file, &old, cmp, AMBIGUITY_LIMIT);
+                    if all.len() > 1
+                        && (all.len() >= AMBIGUITY_LIMIT
+                            || below_heading(&file, &h.header, &all) != Some(p))
+                    {
                         return Err(fail(
                             HunkFailure::Ambiguous {
                                 candidates: plus1(&all),
@@ -113,14 +117,25 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             if h.at_eof {
                 continue;
             }
-            let all = find_all(&file, &old, cmp, 8);
+            let mut all = find_all(&file, &old, cmp, AMBIGUITY_LIMIT);
+            // Out of order, the other hunks cannot narrow the places down; the heading still can.
+            if out_of_order && (2..AMBIGUITY_LIMIT).contains(&all.len()) {
+                if let Some(one) = below_heading(&file, &h.header, &all) {
+                    all = vec![one];
+                }
+            }
             match all.len() {
                 0 => continue,
                 1 => {
                     let p = all[0];
-                    if conflicts_at(&file, &old, adjusted)
-                        || (adjusted != stated && conflicts_at(&file, &old, stated))
-                        || weak_lookalike(&file, &old, zero_context, p, [stated, adjusted])
+                    let edge = cmp == Cmp::Exact && at_own_edge(h, p, old.len(), n);
+                    if !edge
+                        && {
+                            let seen = others_blanked(&file, &placed);
+                            conflicts_at(&seen, &old, adjusted)
+                                || (adjusted != stated && conflicts_at(&seen, &old, stated))
+                                || weak_lookalike(&seen, &old, zero_context, p, [stated, adjusted])
+                        }
                     {
                         return Err(fail(
                             HunkFailure::Conflict,
@@ -167,11 +182,12 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             None => match realign(&file, h) {
                 Realigned::One(pos, r) => {
                     let far = |q: usize| pos.abs_diff(q) > 2;
+                    let seen = others_blanked(&file, &placed);
                     if (far(adjusted)
                         && far(stated)
-                        && (conflicts_at(&file, &old, adjusted)
-                            || conflicts_at(&file, &old, stated)))
-                        || weak_lookalike(&file, &old, false, pos, [stated, adjusted])
+                        && (conflicts_at(&seen, &old, adjusted)
+                            || conflicts_at(&seen, &old, stated)))
+                        || weak_lookalike(&seen, &old, false, pos, [stated, adjusted])
                     {
                         return Err(fail(
                             HunkFailure::Conflict,
@@ -220,7 +236,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
         });
     }
 
-    resolve_by_order(patch, &mut deferred, &placed)?;
+    resolve_by_order(&file, patch, &mut deferred, &placed)?;
     for d in deferred {
         let h = &patch.hunks[d.index];
         let fail = |reason: HunkFailure, near: Vec<SimilarLine>| EngineError::HunkFailed {
@@ -231,9 +247,14 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
         };
         let pos = d.candidates[0];
         let zero_context = !h.lines.iter().any(|l| matches!(l, HunkLine::Context(_)));
-        if conflicts_at(&file, &d.old, d.adjusted)
-            || (d.adjusted != d.stated && conflicts_at(&file, &d.old, d.stated))
-            || weak_lookalike(&file, &d.old, zero_context, pos, [d.stated, d.adjusted])
+        let edge = d.cmp == Cmp::Exact && at_own_edge(h, pos, d.old.len(), n);
+        if !edge
+            && {
+                let seen = others_blanked(&file, &placed);
+                conflicts_at(&seen, &d.old, d.adjusted)
+                    || (d.adjusted != d.stated && conflicts_at(&seen, &d.old, d.stated))
+                    || weak_lookalike(&seen, &d.old, zero_context, pos, [d.stated, d.adjusted])
+            }
         {
             return Err(fail(
                 HunkFailure::Conflict,
@@ -408,6 +429,19 @@ fn old_lines(h: &Hunk) -> Vec<&str> {
             HunkLine::Add(_) => None,
         })
         .collect()
+}
+
+/// The file with the regions other hunks already matched blanked out, for the checks that look
+/// for an edited original near a stated line: hunks never overlap, so text another hunk has
+/// proven its own is not this hunk's intended place, however alike it reads.
+fn others_blanked<'f>(file: &[&'f str], placed: &[Placed]) -> Vec<&'f str> {
+    let mut seen = file.to_vec();
+    for p in placed {
+        for line in seen.iter_mut().skip(p.pos).take(p.old_len) {
+            *line = "";
+        }
+    }
+    seen
 }
 
 fn plus1(v: &[usize]) -> Vec<usize> {
