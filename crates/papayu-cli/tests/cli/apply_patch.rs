@@ -47,6 +47,19 @@ fn one_file_is_patched_and_a_stale_patch_changes_nothing() {
         fs::read_to_string(dir.path().join("calc.py")).unwrap(),
         BEFORE
     );
+
+    // The human form names the same stable code.
+    let r = papayu(dir.path(), &["apply-patch", "calc.py", "stale.diff"]);
+    assert_eq!(r.code, 4, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains(doc["code"].as_str().unwrap()),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("calc.py")).unwrap(),
+        BEFORE
+    );
 }
 
 #[test]
