@@ -195,7 +195,9 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         );
     } else {
         // The stable code in human output too (issue #17 item 4), as the multi-file form prints it.
-        let code = one.value["code"].as_str().unwrap_or("ERR_PATCH_APPLY_FAILED");
+        let code = one.value["code"]
+            .as_str()
+            .unwrap_or("ERR_PATCH_APPLY_FAILED");
         eprintln!(
             "papayu: {}: {code}: {}",
             crate::tr!("apply-patch-rejected"),

@@ -119,24 +119,23 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             }
             let mut all = find_all(&file, &old, cmp, AMBIGUITY_LIMIT);
             // Out of order, the other hunks cannot narrow the places down; the heading still can.
-            if out_of_order && (2..AMBIGUITY_LIMIT).contains(&all.len()) {
-                if let Some(one) = below_heading(&file, &h.header, &all) {
-                    all = vec![one];
-                }
+            if out_of_order
+                && (2..AMBIGUITY_LIMIT).contains(&all.len())
+                && let Some(one) = below_heading(&file, &h.header, &all)
+            {
+                all = vec![one];
             }
             match all.len() {
                 0 => continue,
                 1 => {
                     let p = all[0];
                     let edge = cmp == Cmp::Exact && at_own_edge(h, p, old.len(), n);
-                    if !edge
-                        && {
-                            let seen = others_blanked(&file, &placed);
-                            conflicts_at(&seen, &old, adjusted)
-                                || (adjusted != stated && conflicts_at(&seen, &old, stated))
-                                || weak_lookalike(&seen, &old, zero_context, p, [stated, adjusted])
-                        }
-                    {
+                    if !edge && {
+                        let seen = others_blanked(&file, &placed);
+                        conflicts_at(&seen, &old, adjusted)
+                            || (adjusted != stated && conflicts_at(&seen, &old, stated))
+                            || weak_lookalike(&seen, &old, zero_context, p, [stated, adjusted])
+                    } {
                         return Err(fail(
                             HunkFailure::Conflict,
                             window(&file, stated, old.len()),
@@ -248,14 +247,12 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
         let pos = d.candidates[0];
         let zero_context = !h.lines.iter().any(|l| matches!(l, HunkLine::Context(_)));
         let edge = d.cmp == Cmp::Exact && at_own_edge(h, pos, d.old.len(), n);
-        if !edge
-            && {
-                let seen = others_blanked(&file, &placed);
-                conflicts_at(&seen, &d.old, d.adjusted)
-                    || (d.adjusted != d.stated && conflicts_at(&seen, &d.old, d.stated))
-                    || weak_lookalike(&seen, &d.old, zero_context, pos, [d.stated, d.adjusted])
-            }
-        {
+        if !edge && {
+            let seen = others_blanked(&file, &placed);
+            conflicts_at(&seen, &d.old, d.adjusted)
+                || (d.adjusted != d.stated && conflicts_at(&seen, &d.old, d.stated))
+                || weak_lookalike(&seen, &d.old, zero_context, pos, [d.stated, d.adjusted])
+        } {
             return Err(fail(
                 HunkFailure::Conflict,
                 window(&file, d.stated, d.old.len()),
