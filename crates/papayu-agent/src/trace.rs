@@ -217,6 +217,9 @@ pub struct TraceRecord {
     /// Paths whose `base_sha256` was injected into the repair prompt.
     #[serde(default)]
     pub repair_injected_paths: Vec<String>,
+    /// Edits moved to the one sent file their text fits (`from -> to`), instead of a repair.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retargeted_edits: Vec<String>,
     /// Every model call.
     pub attempts: Vec<AttemptRecord>,
     /// Files whose content was sent, with sha256.

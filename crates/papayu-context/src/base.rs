@@ -150,7 +150,16 @@ fn stem(word: &str) -> String {
     }
 }
 
-fn is_test_path(path: &str) -> bool {
+/// Whether a project-relative path names a test file by the usual conventions: a `tests`,
+/// `test`, `__tests__` or `spec` directory, or a `test_*`, `*_test.*`, `*.test.*` or `*.spec.*`
+/// name.
+///
+/// ```
+/// assert!(papayu_context::is_test_path("tests/order.rs"));
+/// assert!(papayu_context::is_test_path("test_calc.py"));
+/// assert!(!papayu_context::is_test_path("src/lib.rs"));
+/// ```
+pub fn is_test_path(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     path.split('/')
         .any(|s| matches!(s, "tests" | "test" | "__tests__" | "spec"))

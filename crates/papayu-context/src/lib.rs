@@ -20,6 +20,7 @@ pub use auto::{
     FailingTest, Language, MANIFESTS, TraceFrame, mentions_import_error, parse_failing_tests,
     parse_frames,
 };
+pub use base::is_test_path;
 pub use block::{Block, BlockKind, DietState, FileRef, Origin, render_blocks};
 pub use config::{ContextConfig, ToolProbe};
 pub use confine::Refusal;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use papayu_llm::{ChatRequest, Completion, LlmError, Message, ProviderKind, repair_request};
 use papayu_memory::PatchReport;
+use papayu_patch::engine::EngineOptions;
 use papayu_protocol::{
     ContextRequest, EditStyle, ErrorCode, ProtocolVersion, RequestShape, Response, Violation,
     fill_in, parse_response,
@@ -379,6 +380,42 @@ impl Agent {
                 }
                 Err(rejected) => rejected,
             };
+            // An edit aimed at the wrong file is pointed at the one sent file its text fits,
+            // instead of a repair round (small models name a neighbour of the right file).
+            if call.mode == Mode::Apply
+                && let Some((moved_text, moved)) = super::retarget::retarget(
+                    &self.root,
+                    &text,
+                    &violations,
+                    &call.sent,
+                    &EngineOptions {
+                        normalize_eol_lf: self.config.normalize_eol_lf,
+                    },
+                )
+                && let Ok(accepted) = self.check(call, &moved_text, progress)
+            {
+                for m in &moved {
+                    tracing::info!(
+                        event = "EDIT_RETARGETED",
+                        action = m.action,
+                        from = %m.from,
+                        to = %m.to,
+                    );
+                    progress(&Progress::Retargeted {
+                        from: m.from.clone(),
+                        to: m.to.clone(),
+                    });
+                    call.trace
+                        .retargeted_edits
+                        .push(format!("{} -> {}", m.from, m.to));
+                }
+                call.accepted_text = Some(moved_text);
+                if call.next == Round::Repair {
+                    call.trace.repair_success = Some(true);
+                }
+                call.trace.attempts.push(attempt);
+                return Ok(accepted);
+            }
             for v in &violations {
                 tracing::info!(
                     event = "VALIDATION_FAILED",

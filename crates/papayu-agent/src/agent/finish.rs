@@ -63,6 +63,7 @@ impl Agent {
             protocol_repair_attempt: 0,
             repair_success: None,
             repair_injected_paths: Vec::new(),
+            retargeted_edits: Vec::new(),
             attempts: Vec::new(),
             sent_files: BTreeMap::new(),
             online_sources: Vec::new(),

@@ -22,6 +22,7 @@ mod finish;
 mod hint;
 mod observe;
 mod plan;
+mod retarget;
 mod solve;
 mod views;
 

@@ -155,6 +155,14 @@ pub enum Progress {
         /// The codes of the violations.
         codes: Vec<ErrorCode>,
     },
+    /// An edit whose text the file it named lacks was pointed at the one other sent file it
+    /// fits; no repair round was needed.
+    Retargeted {
+        /// The path the model named.
+        from: String,
+        /// The file the edit was moved to.
+        to: String,
+    },
     /// Protocol fallback.
     Fallback {
         /// From version.

@@ -542,6 +542,53 @@ async fn r_an_edit_of_text_the_file_lacks_is_repaired_with_the_files_closest_lin
     );
 }
 
+/// An edit aimed at a neighbour of the right file (its text is not there) is moved to the one
+/// sent file it fits, without a repair round; the move is reported and traced.
+#[tokio::test]
+async fn an_edit_aimed_at_the_wrong_file_goes_to_the_one_sent_file_it_fits() {
+    const UTIL_RS: &str = "pub fn half(x: u32) -> u32 {\n    x / 2\n}\n";
+    let project = Project::new(&[
+        ("src/lib.rs", LIB_RS.as_bytes()),
+        ("src/util.rs", UTIL_RS.as_bytes()),
+    ]);
+    let wrong_file = json!({"actions": [{"kind": "EDIT_FILE", "path": "src/util.rs",
+        "base_sha256": sha(UTIL_RS.as_bytes()),
+        "edits": [{"op": "replace", "anchor": "pub fn answer() -> u32 {", "before": "    41", "after": "    42"}]}]});
+    let model = Model::start(&[wrong_file]).await;
+    let mut agent = project.agent(
+        &model,
+        &[("PAPAYU_PROTOCOL_VERSION", "3"), ("PAPAYU_TRACE", "1")],
+    );
+    let seen = std::sync::Mutex::new(Vec::new());
+    let progress = |p: &papayu_agent::Progress| seen.lock().unwrap().push(p.clone());
+    let preview = agent
+        .prepare_apply(Some("make answer() return 42"), &progress)
+        .await
+        .unwrap();
+    let reqs = model.requests().await;
+    assert_eq!(reqs.len(), 1, "no repair round");
+    assert!(messages(&reqs[0])[1].1.contains("FILE[src/util.rs]"));
+    assert!(!preview.repaired);
+    assert_eq!(preview.preview.files.len(), 1);
+    assert_eq!(preview.preview.files[0].path, "src/lib.rs");
+    assert!(preview.preview.files[0].diff.contains("+    42"));
+    assert!(
+        seen.lock()
+            .unwrap()
+            .contains(&papayu_agent::Progress::Retargeted {
+                from: "src/util.rs".into(),
+                to: "src/lib.rs".into()
+            })
+    );
+    let out = agent.apply(&preview, None, false, &no_progress).unwrap();
+    assert!(out.applied);
+    assert_eq!(project.read("src/lib.rs"), LIB_RS_42);
+    assert_eq!(project.read("src/util.rs"), UTIL_RS);
+    let traces = project.traces();
+    let apply = traces.iter().find(|t| t.mode == "APPLY").unwrap();
+    assert_eq!(apply.retargeted_edits, vec!["src/util.rs -> src/lib.rs"]);
+}
+
 /// Issue 18 item 5: a declined preview is kept with its base hashes; `apply` judges it again
 /// without a second model call while the files are unchanged, and asks anew once they change.
 #[tokio::test]

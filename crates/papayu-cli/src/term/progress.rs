@@ -207,6 +207,7 @@ fn stage(p: &Progress) -> Option<String> {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        Progress::Retargeted { from, to } => tr!("stage-retargeted", from = from, to = to),
         Progress::Fallback { from, to, reason } => tr!(
             "stage-fallback",
             from = *from,
