@@ -34,6 +34,8 @@ struct Placed {
     realign: Realign,
     /// Placed away from both its stated line and the line the drift predicts.
     moved: bool,
+    /// Matched exactly (every byte) at the line the patch states.
+    at_stated: bool,
 }
 
 /// At most this many candidate places are considered for a deferred hunk.
@@ -232,6 +234,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             reindent,
             realign: realigned,
             moved: moved(pos, [stated, adjusted]),
+            at_stated: pos == stated && tier == HunkTier::Exact,
         });
     }
 
@@ -274,6 +277,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             reindent,
             realign: Realign::default(),
             moved: moved(pos, [d.stated, d.adjusted]),
+            at_stated: false,
         });
     }
 
@@ -297,6 +301,7 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
             reindent: Reindent::Keep,
             realign: Realign::default(),
             moved: false,
+            at_stated: false,
         });
     }
 
@@ -305,7 +310,11 @@ pub(crate) fn apply<'a>(doc: &Doc<'a>, patch: &'a ParsedPatch) -> Result<Patched
         let side = open_side(&patch.hunks[p.index])?;
         let inside = match side {
             OpenSide::End => p.pos + p.old_len < n,
-            OpenSide::Start => p.pos > 0,
+            // A diff's hunk that starts the file states line 1; one left without the context
+            // line before its additions (`+x`, ` d`, `+y` sent as `+x`, `+y`) then matches one
+            // line further down. A hunk matched exactly at a later line it states has not lost
+            // a line before it: its additions go where it says.
+            OpenSide::Start => p.pos > 0 && !p.at_stated,
         };
         inside.then_some((p, side))
     }) {
