@@ -75,7 +75,7 @@ pub(super) fn below_heading(file: &[&str], header: &str, candidates: &[usize]) -
 
 /// The section heading of a `@@ -a,b +c,d @@ heading` line, trailing whitespace dropped (git
 /// trims it and cuts the text at 80 bytes, so a file line need only start with it).
-pub(super) fn heading(header: &str) -> Option<&str> {
+fn heading(header: &str) -> Option<&str> {
     let rest = header.strip_prefix("@@")?;
     let end = rest.find("@@")?;
     let text = rest[end + 2..].strip_prefix(' ')?.trim_end();
