@@ -316,17 +316,97 @@ fn noise(line: &str) -> bool {
         || t.contains("/lib/python3")
         || t.starts_with("npm warn")
         || t.starts_with("duration_ms:")
+        || t.starts_with("# duration_ms")
+        || t.starts_with("ℹ duration_ms")
 }
 
-/// A compact account of a failing run for the model: the output without stack-frame noise,
-/// its tail kept within `max_chars` (cut on a line boundary).
+/// A test runner's own summary or result line (not a test's message, whose text is the
+/// model's to read as it is).
+fn runner_line(line: &str) -> bool {
+    let t = line.trim_start();
+    (t.starts_with("Ran ") && t.contains(" test"))
+        || (t.starts_with('=') && t.trim_end().ends_with('='))
+        || t.starts_with("test result:")
+        || t.starts_with(['✔', '✖', '﹣', '▶'])
+        || t.starts_with("--- ")
+        || t.starts_with("ok ")
+        || t.starts_with("ok\t")
+        || t.starts_with("FAIL\t")
+}
+
+/// A runner line without the run's timings — `in 0.012s` (unittest, pytest, cargo's "finished
+/// in"), `(1.23ms)` / `(0.00s)` (node's spec reporter, go's `--- FAIL`), a tab and `0.004s`
+/// (go's package line): they change from run to run, and a prompt that depends on how fast the
+/// machine was makes the same project get a different answer. Other lines are kept as they are.
+fn without_timings(line: &str) -> std::borrow::Cow<'_, str> {
+    if !runner_line(line) {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    /// The length of a duration (`12`, `0.5`, then `s` or `ms`) at the start of `s`.
+    fn duration_len(s: &str) -> Option<usize> {
+        let digits = s
+            .bytes()
+            .take_while(|b| b.is_ascii_digit() || *b == b'.')
+            .count();
+        if digits == 0 || !s.as_bytes()[0].is_ascii_digit() {
+            return None;
+        }
+        let rest = &s[digits..];
+        let unit = if rest.starts_with("ms") {
+            2
+        } else if rest.starts_with('s') {
+            1
+        } else {
+            return None;
+        };
+        let end = digits + unit;
+        // `3 seconds` or `5sec` is prose, not a timing.
+        let next = s[end..].chars().next();
+        next.is_none_or(|c| !c.is_alphanumeric()).then_some(end)
+    }
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut i = 0;
+    while i < line.len() {
+        let rest = &line[i..];
+        let cut = if let Some(r) = rest.strip_prefix(" in ") {
+            duration_len(r).map(|n| 4 + n)
+        } else if let Some(r) = rest.strip_prefix(" (") {
+            duration_len(r)
+                .filter(|&n| r[n..].starts_with(')'))
+                .map(|n| 3 + n)
+        } else if let Some(r) = rest.strip_prefix('\t') {
+            duration_len(r).map(|n| 1 + n)
+        } else {
+            None
+        };
+        match cut {
+            Some(n) => {
+                out.push_str(&line[copied..i]);
+                i += n;
+                copied = i;
+            }
+            None => i += rest.chars().next().map_or(1, char::len_utf8),
+        }
+    }
+    if copied == 0 {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    out.push_str(&line[copied..]);
+    std::borrow::Cow::Owned(out)
+}
+
+/// A compact account of a failing run for the model: the output without stack-frame noise
+/// and without the run's timings (the same failure reads the same on a fast or a slow
+/// machine), its tail kept within `max_chars` (cut on a line boundary).
 pub fn failure_digest(output: &str, max_chars: usize) -> String {
-    let mut lines: Vec<&str> = Vec::new();
+    let mut lines: Vec<std::borrow::Cow<'_, str>> = Vec::new();
     let mut blank = false;
     for line in output.lines() {
         if noise(line) {
             continue;
         }
+        let line = without_timings(line);
         let is_blank = line.trim().is_empty();
         if is_blank && blank {
             continue;
@@ -334,7 +414,7 @@ pub fn failure_digest(output: &str, max_chars: usize) -> String {
         blank = is_blank;
         lines.push(line);
     }
-    let mut kept = Vec::new();
+    let mut kept: Vec<&str> = Vec::new();
     let mut total = 0;
     for line in lines.iter().rev() {
         let n = line.chars().count() + 1;
@@ -342,7 +422,7 @@ pub fn failure_digest(output: &str, max_chars: usize) -> String {
             break;
         }
         total += n;
-        kept.push(*line);
+        kept.push(line);
     }
     kept.reverse();
     let omitted = lines.len() - kept.len();
@@ -356,6 +436,42 @@ pub fn failure_digest(output: &str, max_chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runner_timings_are_left_out_and_test_messages_kept() {
+        let cases = [
+            ("Ran 4 tests in 0.012s", "Ran 4 tests"),
+            (
+                "========= 1 failed, 2 passed in 0.31s =========",
+                "========= 1 failed, 2 passed =========",
+            ),
+            (
+                "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s",
+                "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished",
+            ),
+            ("✖ subtracts (1.0234ms)", "✖ subtracts"),
+            ("--- FAIL: TestAdd (0.00s)", "--- FAIL: TestAdd"),
+            ("FAIL\texample.com/calc\t0.004s", "FAIL\texample.com/calc"),
+            ("ok  \texample.com/calc\t0.002s", "ok  \texample.com/calc"),
+            // A test's own message keeps its durations; prose units are not timings.
+            (
+                "AssertionError: 'retry in 5s' != 'retry in 2s'",
+                "AssertionError: 'retry in 5s' != 'retry in 2s'",
+            ),
+            ("Ran 3 tests in 5 seconds", "Ran 3 tests in 5 seconds"),
+        ];
+        for (line, want) in cases {
+            assert_eq!(without_timings(line), want, "{line}");
+        }
+        let node =
+            "# Subtest: adds\nok 1 - adds\n  ---\n  duration_ms: 0.81\n  ...\n# duration_ms 95.1\n";
+        let twice = failure_digest(
+            &node.replace("0.81", "3.5").replace("95.1", "120.7"),
+            10_000,
+        );
+        assert_eq!(failure_digest(node, 10_000), twice);
+        assert!(!twice.contains("duration_ms"), "{twice}");
+    }
 
     const UNITTEST: &str = "\
 test_add (test_calc.CalcTest.test_add) ... FAIL
