@@ -17,7 +17,9 @@
 //! Each category's cases are deterministic (seeded). Outcomes per tool: **correct** (applied,
 //! result equals the expected bytes), **misapplied** (applied, anything else — including applying
 //! a case that must be rejected), **rejected** (refused / non-zero exit). Output: one JSON object
-//! per line, then a human table. `PAPAYU_BENCH_NO_TOOLS=1` runs papayu only;
+//! per line, then a human table, the mean papayu correct over the corruption categories, and that
+//! mean's ceiling for an engine that never guesses (every case correct except those papayu
+//! rejects as reading two or more ways). `PAPAYU_BENCH_NO_TOOLS=1` runs papayu only;
 //! `PAPAYU_BENCH_DUMP=<category>` prints every case papayu does not get right;
 //! `PAPAYU_BENCH_DUMP_DIR=<dir>` writes every case papayu misapplies, in any category, to
 //! `<dir>/<category>/<n>/{before, patch, expected, got, origin}` (`expected` absent when the
@@ -62,6 +64,10 @@ struct Tally {
     correct: usize,
     misapplied: usize,
     rejected: usize,
+    /// Rejections because the patch reads two or more ways with different results (papayu's
+    /// only): its old lines match at several places, or it inserts lines with nothing to place
+    /// them by. No engine that never misapplies gets these right except by luck.
+    ambiguous: usize,
 }
 
 impl Tally {
@@ -78,6 +84,16 @@ impl Tally {
     fn rate(&self) -> f64 {
         self.correct as f64 / self.total().max(1) as f64
     }
+    /// The correct rate of an engine that gets every case right but the ambiguous ones.
+    fn ceiling(&self) -> f64 {
+        (self.total() - self.ambiguous) as f64 / self.total().max(1) as f64
+    }
+}
+
+/// Whether papayu's rejection says the patch reads two or more ways (see [`Tally::ambiguous`]).
+fn ambiguous(error: &str) -> bool {
+    error.contains("match at several places")
+        || error.contains("only inserts lines without context")
 }
 
 const TOOLS: [(&str, &str); 4] = [
@@ -318,6 +334,7 @@ fn main() {
                 );
             }
             ours.add(applied.map(Vec::as_slice), c.expected.as_deref());
+            ours.ambiguous += usize::from(result.as_ref().is_err_and(|e| ambiguous(e)));
             per_repo
                 .entry(c.repo.clone())
                 .or_default()
@@ -358,6 +375,12 @@ fn main() {
             );
             json(cat, &format!("{tool}.rejected"), t.rejected as f64, "count");
         }
+        json(
+            cat,
+            "papayu.ambiguous",
+            tallies[0].1.ambiguous as f64,
+            "count",
+        );
         for (repo, t) in &per_repo {
             println!(
                 r#"{{"bench":"patch_accuracy","category":"{cat}","metric":"papayu.by_repo","repo":"{repo}","correct":{},"misapplied":{},"rejected":{}}}"#,
@@ -383,6 +406,8 @@ fn main() {
         " |  ok% / mis / rej     ".repeat(tools.len())
     );
     let mut recovered: Vec<f64> = Vec::new();
+    let mut ceilings: Vec<f64> = Vec::new();
+    let mut ambiguous_cases = 0usize;
     for (cat, n, tallies) in table.values() {
         print!("{cat:<28} {n:>5}");
         for (_, t) in tallies {
@@ -397,6 +422,8 @@ fn main() {
         if cat != "clean" && !MUST_REJECT.contains(&cat.as_str()) && UNIFIED.contains(&cat.as_str())
         {
             recovered.push(tallies[0].1.rate());
+            ceilings.push(tallies[0].1.ceiling());
+            ambiguous_cases += tallies[0].1.ambiguous;
         }
     }
     if !recovered.is_empty() {
@@ -411,6 +438,18 @@ fn main() {
             "mean papayu correct over the {} corruption categories: {:.1}%",
             recovered.len(),
             100.0 * mean
+        );
+        let ceiling = ceilings.iter().sum::<f64>() / ceilings.len() as f64;
+        json(
+            "summary",
+            "ceiling_mean_correct_corruptions",
+            (ceiling * 1000.0).round() / 1000.0,
+            "ratio",
+        );
+        println!(
+            "ceiling without guessing: {:.1}% (every case correct except the {ambiguous_cases} that read two or more ways: \
+             old lines at several places, insertions with nothing to place them)",
+            100.0 * ceiling
         );
     }
     println!(
