@@ -220,6 +220,10 @@ pub struct TraceRecord {
     /// Edits moved to the one sent file their text fits (`from -> to`), instead of a repair.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retargeted_edits: Vec<String>,
+    /// Whole-file answers read as the stretch of their file they hold (`path: lines a-b, n
+    /// kept`) or unwrapped from a code fence (`path: unfenced`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub widened_updates: Vec<String>,
     /// Every model call.
     pub attempts: Vec<AttemptRecord>,
     /// Files whose content was sent, with sha256.

@@ -342,6 +342,36 @@ impl Agent {
                 Some(s) if s.papayu_fills && !reused => fill_in(&answer, &call.sent),
                 _ => answer,
             };
+            // A whole-file answer that holds only the part of the file it changes replaces
+            // that part, not the whole file (small models answer with the function they fixed).
+            let text = match super::fragment::widen(&self.root, &text, &call.sent) {
+                Some((widened_text, widened)) if call.mode == Mode::Apply && !reused => {
+                    for w in &widened {
+                        tracing::info!(
+                            event = "UPDATE_WIDENED",
+                            path = %w.path,
+                            first = w.first,
+                            last = w.last,
+                            kept = w.kept,
+                            fenced = w.fenced,
+                        );
+                        progress(&Progress::Widened {
+                            path: w.path.clone(),
+                            first: w.first,
+                            last: w.last,
+                            kept: w.kept,
+                            fenced: w.fenced,
+                        });
+                        call.trace.widened_updates.push(if w.kept == 0 {
+                            format!("{}: unfenced", w.path)
+                        } else {
+                            format!("{}: lines {}-{}, {} kept", w.path, w.first, w.last, w.kept)
+                        });
+                    }
+                    widened_text
+                }
+                _ => text,
+            };
 
             // A round of context requests, while rounds remain.
             if let Ok(r) = parse_response(&text, call.version)

@@ -64,6 +64,7 @@ impl Agent {
             repair_success: None,
             repair_injected_paths: Vec::new(),
             retargeted_edits: Vec::new(),
+            widened_updates: Vec::new(),
             attempts: Vec::new(),
             sent_files: BTreeMap::new(),
             online_sources: Vec::new(),

@@ -19,6 +19,7 @@ mod apply;
 mod check;
 mod converse;
 mod finish;
+mod fragment;
 mod hint;
 mod observe;
 mod plan;

@@ -163,6 +163,21 @@ pub enum Progress {
         /// The file the edit was moved to.
         to: String,
     },
+    /// A whole-file answer (UPDATE_FILE) held one stretch of a sent file, edited: it replaces
+    /// lines `first..=last` and the rest of the file is kept (`kept` lines; 0 when the content
+    /// is the whole file and only a Markdown code fence around it was removed).
+    Widened {
+        /// The file.
+        path: String,
+        /// 1-based first line the content replaces.
+        first: usize,
+        /// 1-based last line it replaces.
+        last: usize,
+        /// Lines of the file kept around it.
+        kept: usize,
+        /// A Markdown code fence around the content was removed.
+        fenced: bool,
+    },
     /// Protocol fallback.
     Fallback {
         /// From version.

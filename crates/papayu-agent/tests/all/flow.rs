@@ -589,6 +589,50 @@ async fn an_edit_aimed_at_the_wrong_file_goes_to_the_one_sent_file_it_fits() {
     assert_eq!(apply.retargeted_edits, vec!["src/util.rs -> src/lib.rs"]);
 }
 
+/// A whole-file answer holding only the function it changed replaces that function, not the
+/// file: the rest is kept, and the reading is reported and traced.
+#[tokio::test]
+async fn a_whole_file_answer_with_only_the_changed_function_keeps_the_rest_of_the_file() {
+    const CALC: &str = "\"\"\"Calc.\"\"\"\n\n\ndef add(a, b):\n    \"\"\"Sum.\"\"\"\n    return a - b\n\n\ndef mean(values):\n    return sum(values) / len(values)\n";
+    let project = Project::new(&[("calc.py", CALC.as_bytes())]);
+    let fragment = json!({"actions": [{"kind": "UPDATE_FILE", "path": "calc.py",
+        "content": "```python\ndef add(a, b):\n    \"\"\"Sum.\"\"\"\n    return a + b\n```"}]});
+    let model = Model::start(&[fragment]).await;
+    let mut agent = project.agent(
+        &model,
+        &[("PAPAYU_PROTOCOL_VERSION", "3"), ("PAPAYU_TRACE", "1")],
+    );
+    let seen = std::sync::Mutex::new(Vec::new());
+    let progress = |p: &papayu_agent::Progress| seen.lock().unwrap().push(p.clone());
+    let preview = agent
+        .prepare_apply(Some("add() subtracts; make it add"), &progress)
+        .await
+        .unwrap();
+    assert_eq!(model.requests().await.len(), 1, "no repair round");
+    assert!(
+        seen.lock()
+            .unwrap()
+            .contains(&papayu_agent::Progress::Widened {
+                path: "calc.py".into(),
+                first: 4,
+                last: 6,
+                kept: 7,
+                fenced: true,
+            })
+    );
+    let diff = &preview.preview.files[0].diff;
+    assert!(
+        diff.contains("+    return a + b") && !diff.contains("-def mean"),
+        "{diff}"
+    );
+    let out = agent.apply(&preview, None, false, &no_progress).unwrap();
+    assert!(out.applied);
+    assert_eq!(project.read("calc.py"), CALC.replace("a - b", "a + b"));
+    let traces = project.traces();
+    let apply = traces.iter().find(|t| t.mode == "APPLY").unwrap();
+    assert_eq!(apply.widened_updates, vec!["calc.py: lines 4-6, 7 kept"]);
+}
+
 /// Issue 18 item 5: a declined preview is kept with its base hashes; `apply` judges it again
 /// without a second model call while the files are unchanged, and asks anew once they change.
 #[tokio::test]

@@ -208,6 +208,20 @@ fn stage(p: &Progress) -> Option<String> {
                 .join(", ")
         ),
         Progress::Retargeted { from, to } => tr!("stage-retargeted", from = from, to = to),
+        Progress::Widened { path, kept: 0, .. } => tr!("stage-unfenced", path = path),
+        Progress::Widened {
+            path,
+            first,
+            last,
+            kept,
+            ..
+        } => tr!(
+            "stage-widened",
+            path = path,
+            first = *first,
+            last = *last,
+            kept = *kept
+        ),
         Progress::Fallback { from, to, reason } => tr!(
             "stage-fallback",
             from = *from,

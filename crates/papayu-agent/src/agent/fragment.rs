@@ -1,0 +1,387 @@
+//! A whole-file answer that holds only part of the file: when an UPDATE_FILE's content for a
+//! file papayu sent is an edited copy of one stretch of that file — it starts and ends on the
+//! file's own lines, and the file goes on before or after it — the content replaces that
+//! stretch and the rest of the file is kept. Small models asked for "the whole new file" often
+//! answer with the function they changed; read literally, that deletes everything else. Reads
+//! the files papayu sent (only while they still hold the sent bytes); writes nothing. A content
+//! wrapped in a Markdown code fence (```` ```lang ```` … ```` ``` ````) is unwrapped first,
+//! unless the file itself starts with a fence.
+
+use std::collections::BTreeMap;
+
+use camino::Utf8Path;
+use papayu_protocol::sha256_hex;
+use serde_json::Value;
+
+/// Alignments are computed for files and answers up to this many line pairs (a small model's
+/// context holds far fewer); larger ones are left as they are.
+const MAX_CELLS: usize = 4_000_000;
+
+/// One UPDATE_FILE read as a stretch of its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Widened {
+    /// The file.
+    pub(crate) path: String,
+    /// 1-based first line of the stretch the content replaces.
+    pub(crate) first: usize,
+    /// 1-based last line of that stretch (`first - 1` for an empty stretch).
+    pub(crate) last: usize,
+    /// Lines of the file before and after it, kept (0: the content is the whole file).
+    pub(crate) kept: usize,
+    /// The content came wrapped in a Markdown code fence, which was removed.
+    pub(crate) fenced: bool,
+}
+
+/// The answer with every UPDATE_FILE that is a fragment of a sent file (see the module docs)
+/// widened to the whole file, or `None` when no action is.
+pub(crate) fn widen(
+    root: &Utf8Path,
+    answer: &str,
+    sent: &BTreeMap<String, String>,
+) -> Option<(String, Vec<Widened>)> {
+    let mut doc = papayu_protocol::extract_json(answer).ok()?;
+    let count = doc.get("actions")?.as_array()?.len();
+    let mut widened = Vec::new();
+    for index in 0..count {
+        let slot = doc.pointer_mut(&format!("/actions/{index}"))?;
+        let (Some("UPDATE_FILE"), Some(path), Some(content)) = (
+            slot.get("kind").and_then(Value::as_str),
+            slot.get("path").and_then(Value::as_str),
+            slot.get("content").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        let Some(sha) = sent.get(path) else {
+            continue;
+        };
+        let Ok(bytes) = fs_err::read(root.join(path)) else {
+            continue;
+        };
+        if sha256_hex(&bytes) != *sha {
+            continue;
+        }
+        let Ok(file) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        let unfenced = unfence(file, content);
+        let content = unfenced.unwrap_or(content);
+        let n = file.split_inclusive('\n').count();
+        let (whole, region) = match splice(file, content) {
+            Some(read) => read,
+            None if unfenced.is_some() => (content.to_owned(), 0..n),
+            None => continue,
+        };
+        let (path, fenced) = (path.to_owned(), unfenced.is_some());
+        slot.as_object_mut()?
+            .insert("content".into(), Value::String(whole));
+        widened.push(Widened {
+            path,
+            first: region.start + 1,
+            last: region.end,
+            kept: n - region.len(),
+            fenced,
+        });
+    }
+    (!widened.is_empty()).then(|| (doc.to_string(), widened))
+}
+
+/// The inside of a content wrapped in a Markdown code fence (a first line ```` ``` ```` with an
+/// optional language, a last line ```` ``` ````), when the file does not start with a fence.
+fn unfence<'a>(file: &str, content: &'a str) -> Option<&'a str> {
+    if file.trim_start().starts_with("```") {
+        return None;
+    }
+    let (first, rest) = content.trim_start().split_once('\n')?;
+    let first = first.trim_end();
+    let lang = first.strip_prefix("```")?;
+    if !lang
+        .chars()
+        .all(|ch| ch.is_alphanumeric() || "+-_.".contains(ch))
+    {
+        return None;
+    }
+    let inner = rest.trim_end().strip_suffix("```")?;
+    (!inner.contains("\n```")).then_some(inner)
+}
+
+/// `content` read as a replacement of one stretch of `file`: the whole new file and the
+/// stretch's 0-based line range, or `None` when `content` is not such a fragment.
+///
+/// The content's lines are aligned to a stretch of the file (free to start and end anywhere;
+/// equal lines score, lines that read alike — one edited copy of the other — score less, and
+/// a line on one side only costs). It is a fragment when the best alignment is the only one
+/// with its score, it leaves at least one file line out, its first and last lines are the
+/// file's own (equal or alike), at least half the content's lines and at least two are equal
+/// to their file lines, the stretch's lines the content drops are no more than those it keeps,
+/// and it changes something: a content equal to a stretch of its file is a deletion of the
+/// rest and stays literal.
+pub(crate) fn splice(file: &str, content: &str) -> Option<(String, std::ops::Range<usize>)> {
+    let lines: Vec<&str> = file.split_inclusive('\n').collect();
+    let f: Vec<&str> = lines.iter().map(|l| l.trim_end()).collect();
+    let body = content.strip_suffix('\n').unwrap_or(content);
+    let c: Vec<&str> = body.split('\n').map(str::trim_end).collect();
+    let (n, m) = (f.len(), c.len());
+    if m < 2 || m >= n || n.saturating_mul(m) > MAX_CELLS {
+        return None;
+    }
+    let (region, equal) = align(&f, &c)?;
+    if region.len() == n || equal < 2 || equal * 2 < m || region.len() > 2 * equal {
+        return None;
+    }
+    if f[region.clone()] == c[..] {
+        return None;
+    }
+    let eol = if lines.first().is_some_and(|l| l.ends_with("\r\n")) {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let mut out = String::with_capacity(file.len() + content.len());
+    for l in &lines[..region.start] {
+        out.push_str(l);
+    }
+    let final_newline = region.end < n || file.ends_with('\n');
+    for (i, l) in body.split('\n').enumerate() {
+        out.push_str(l.strip_suffix('\r').unwrap_or(l));
+        if i + 1 < m || final_newline {
+            out.push_str(eol);
+        }
+    }
+    for l in &lines[region.end..] {
+        out.push_str(l);
+    }
+    Some((out, region))
+}
+
+const EQUAL: i32 = 2;
+const ALIKE: i32 = 1;
+const GAP: i32 = -1;
+
+/// Semi-global alignment of all of `c` against a stretch of `f`: the stretch and the number of
+/// equal line pairs, when the best score is reached at exactly one stretch end and the
+/// alignment starts and ends on a paired line.
+fn align(f: &[&str], c: &[&str]) -> Option<(std::ops::Range<usize>, usize)> {
+    let (n, m) = (f.len(), c.len());
+    let w = m + 1;
+    // score[i * w + j]: the best alignment of c[..j] ending at file line i (exclusive).
+    let mut score = vec![0i32; (n + 1) * w];
+    for j in 1..=m {
+        score[j] = score[j - 1] + GAP;
+    }
+    for i in 1..=n {
+        for j in 1..=m {
+            let pair = pair_score(f[i - 1], c[j - 1])
+                .map_or(i32::MIN, |s| score[(i - 1) * w + j - 1].saturating_add(s));
+            let up = score[(i - 1) * w + j] + GAP;
+            let left = score[i * w + j - 1] + GAP;
+            score[i * w + j] = pair.max(up).max(left);
+        }
+    }
+    let best = (1..=n).map(|i| score[i * w + m]).max()?;
+    let mut ends = (1..=n).filter(|&i| score[i * w + m] == best);
+    let end = ends.next()?;
+    if ends.next().is_some() || best <= 0 {
+        return None;
+    }
+    // Trace back, preferring pairs, so the stretch starts at the content's first paired line.
+    let (mut i, mut j, mut equal) = (end, m, 0usize);
+    let mut last_paired = false;
+    let mut first_paired = false;
+    while j > 0 {
+        let here = score[i * w + j];
+        let paired = i > 0
+            && pair_score(f[i - 1], c[j - 1])
+                .is_some_and(|s| score[(i - 1) * w + j - 1].saturating_add(s) == here);
+        if paired {
+            if j == m {
+                last_paired = true;
+            }
+            if j == 1 {
+                first_paired = true;
+            }
+            equal += usize::from(f[i - 1] == c[j - 1]);
+            i -= 1;
+            j -= 1;
+        } else if i > 0 && score[(i - 1) * w + j] + GAP == here {
+            i -= 1;
+        } else {
+            j -= 1;
+        }
+    }
+    (first_paired && last_paired).then_some((i..end, equal))
+}
+
+/// How well a file line and a content line pair up: equal, alike (one an edited copy of the
+/// other, and not blank), or not at all.
+fn pair_score(f: &str, c: &str) -> Option<i32> {
+    if f == c {
+        return Some(EQUAL);
+    }
+    let (a, b) = (f.trim(), c.trim());
+    if a == b && !a.is_empty() {
+        return Some(EQUAL - 1);
+    }
+    (a.chars().filter(|ch| ch.is_alphanumeric()).count() >= 3 && alike(a, b)).then_some(ALIKE)
+}
+
+/// One line reads as an edited copy of the other: they share a prefix and a suffix covering
+/// most of the longer one, or one extends the other, or they start the same for at least 12
+/// bytes and half the shorter one (`const VERSION = /^v?(\d+)…` rewritten as `… ([0-9]+)…`).
+fn alike(a: &str, b: &str) -> bool {
+    if a.is_empty() || b.is_empty() {
+        return false;
+    }
+    if a.starts_with(b) || b.starts_with(a) {
+        return true;
+    }
+    let prefix = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let suffix = a
+        .bytes()
+        .rev()
+        .zip(b.bytes().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let longest = a.len().max(b.len());
+    let shortest = a.len().min(b.len());
+    (prefix + suffix).min(longest) * 10 >= longest * 6 || (prefix >= 12 && prefix * 2 >= shortest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEMVER: &str = "// Versions.\nconst VERSION = /^v?(\\d+)$/;\n\nexport function parseVersion(text) {\n  const match = VERSION.exec(text.trim());\n  if (!match) {\n    throw new Error('bad');\n  }\n  return match.slice(1, 4);\n}\n\nexport function compareVersions(a, b) {\n  const left = parseVersion(a);\n  return left[0] - parseVersion(b)[0];\n}\n";
+
+    #[test]
+    fn a_changed_function_alone_replaces_that_function_only() {
+        let answer = "export function parseVersion(text) {\n  const match = VERSION.exec(text.trim());\n  if (!match) {\n    throw new Error('bad');\n  }\n  return match.slice(1, 4).map(Number);\n}\n";
+        let (whole, region) = splice(SEMVER, answer).unwrap();
+        assert_eq!(region, 3..10);
+        assert_eq!(
+            whole,
+            SEMVER.replace("match.slice(1, 4);", "match.slice(1, 4).map(Number);")
+        );
+    }
+
+    #[test]
+    fn a_fragment_ending_on_its_changed_line_keeps_what_follows() {
+        let file = "\"\"\"Calc.\"\"\"\n\n\ndef add(a, b):\n    \"\"\"Sum.\"\"\"\n    return a - b\n\n\ndef mean(values):\n    return sum(values) / len(values)\n";
+        let answer = "def add(a, b):\n    \"\"\"Sum.\"\"\"\n    return a + b\n";
+        let (whole, region) = splice(file, answer).unwrap();
+        assert_eq!(region, 3..6);
+        assert_eq!(whole, file.replace("a - b", "a + b"));
+    }
+
+    #[test]
+    fn a_prefix_of_the_file_unchanged_is_a_deletion_and_stays_literal() {
+        let answer = "// Versions.\nconst VERSION = /^v?(\\d+)$/;\n\nexport function parseVersion(text) {\n  const match = VERSION.exec(text.trim());\n";
+        assert_eq!(splice(SEMVER, answer), None);
+    }
+
+    #[test]
+    fn a_whole_file_answer_is_not_a_fragment() {
+        let answer = SEMVER.replace("return left[0]", "return 0 + left[0]");
+        assert_eq!(splice(SEMVER, &answer), None);
+    }
+
+    #[test]
+    fn content_that_matches_two_stretches_equally_is_left_alone() {
+        let file = "fn a() {\n    let x = 1;\n    x + 1\n}\n\nfn b() {\n    let x = 1;\n    x + 1\n}\n\nfn c() {}\n";
+        let answer = "    let x = 1;\n    x + 2\n";
+        assert_eq!(splice(file, answer), None);
+    }
+
+    #[test]
+    fn unrelated_short_content_is_not_a_fragment() {
+        assert_eq!(splice(SEMVER, "import mean\n"), None);
+        assert_eq!(
+            splice(SEMVER, "const a = 1;\nconst b = 2;\nconst c = 3;\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn crlf_files_keep_crlf_and_a_missing_final_newline_stays_missing() {
+        let file = "a line\r\nfn f() {\r\n    one();\r\n    two();\r\n}\r\nlast line";
+        let answer = "    one();\n    three();\n}\nlast line\n";
+        let (whole, region) = splice(file, answer).unwrap();
+        assert_eq!(region, 2..6);
+        assert_eq!(
+            whole,
+            "a line\r\nfn f() {\r\n    one();\r\n    three();\r\n}\r\nlast line"
+        );
+    }
+
+    #[test]
+    fn a_fenced_answer_is_unwrapped_and_then_read_as_a_fragment() {
+        let fenced = "```javascript\n  if (!match) {\n    throw new Error('bad');\n  }\n  return match.slice(1, 4).map(Number);\n}\n```\n";
+        let inner = unfence(SEMVER, fenced).unwrap();
+        assert!(inner.starts_with("  if (!match)") && inner.ends_with("}\n"));
+        assert_eq!(unfence("```md\nx\n```\n", fenced), None);
+        assert_eq!(unfence(SEMVER, "```\na\n```\nb\n```\n"), None);
+        assert_eq!(unfence(SEMVER, "plain\n"), None);
+
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        fs_err::write(root.join("semver.js"), SEMVER).unwrap();
+        let mut sent = BTreeMap::new();
+        sent.insert("semver.js".to_owned(), sha256_hex(SEMVER.as_bytes()));
+        let whole = format!(
+            "```js\n{}```\n",
+            SEMVER.replace("left[0] -", "left[0] + 0 -")
+        );
+        for (content, expected, kept) in [
+            (
+                fenced.to_owned(),
+                SEMVER.replace("(1, 4);", "(1, 4).map(Number);"),
+                10,
+            ),
+            (whole, SEMVER.replace("left[0] -", "left[0] + 0 -"), 0),
+        ] {
+            let answer = serde_json::json!({"summary": "s", "actions": [
+                {"kind": "UPDATE_FILE", "path": "semver.js", "content": content}]})
+            .to_string();
+            let (text, widened) = widen(root, &answer, &sent).unwrap();
+            let doc: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(doc["actions"][0]["content"], expected);
+            assert!(widened[0].fenced);
+            assert_eq!(widened[0].kept, kept);
+        }
+    }
+
+    #[test]
+    fn widen_rewrites_only_updates_of_sent_unchanged_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        fs_err::write(root.join("semver.js"), SEMVER).unwrap();
+        let mut sent = BTreeMap::new();
+        sent.insert("semver.js".to_owned(), sha256_hex(SEMVER.as_bytes()));
+        let fragment = "  if (!match) {\n    throw new Error('bad');\n  }\n  return match.slice(1, 4).map(Number);\n}\n";
+        let answer = serde_json::json!({"summary": "s", "actions": [
+            {"kind": "UPDATE_FILE", "path": "semver.js", "content": fragment},
+            {"kind": "UPDATE_FILE", "path": "other.js", "content": fragment},
+        ]})
+        .to_string();
+        let (text, widened) = widen(root, &answer, &sent).unwrap();
+        assert_eq!(
+            widened,
+            vec![Widened {
+                path: "semver.js".into(),
+                first: 6,
+                last: 10,
+                kept: 10,
+                fenced: false,
+            }]
+        );
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            doc["actions"][0]["content"],
+            SEMVER.replace("match.slice(1, 4);", "match.slice(1, 4).map(Number);")
+        );
+        assert_eq!(doc["actions"][1]["content"], fragment);
+
+        // The file changed since it was sent: its fragment is not read against new bytes.
+        fs_err::write(root.join("semver.js"), format!("{SEMVER}// more\n")).unwrap();
+        assert_eq!(widen(root, &answer, &sent), None);
+    }
+}
