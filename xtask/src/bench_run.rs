@@ -58,6 +58,9 @@ struct TaskResult {
     /// How each attempt ended: its error code (a rejected answer, a blocked action, …),
     /// `not_verified` (applied, tests did not confirm it, rolled back) or `verified`.
     endings: Vec<String>,
+    /// Test files (or a Rust file's `#[cfg(test)]` module) the project had and papayu's change
+    /// altered or removed: the task's tests passing then proves nothing, so it is not solved.
+    tests_edited: Vec<String>,
 }
 
 /// How one attempt of papayu's `--json` report ended (see [`TaskResult::endings`]).
@@ -84,8 +87,24 @@ impl TaskResult {
             "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
             "wall_s": self.wall.as_secs_f64(), "peak_rss_mb": self.peak_rss_kb as f64 / 1024.0,
             "exit": self.exit, "attempt_endings": self.endings,
+            "tests_edited": self.tests_edited,
         })
     }
+}
+
+/// Every file's test code (`papayu_agent::verify::test_section`: a test file, a Rust file's
+/// `#[cfg(test)]` module), by path relative to `project`.
+fn test_code(project: &Path) -> Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    for (rel, path) in crate::tasks::list_files(project, crate::tasks::IGNORED_DIRS)? {
+        let Ok(text) = fs_err::read_to_string(&path) else {
+            continue;
+        };
+        if let Some(code) = papayu_agent::verify::test_section(&rel, &text) {
+            out.insert(rel, code.to_owned());
+        }
+    }
+    Ok(out)
 }
 
 /// The peak resident memory of a running process so far (`VmHWM`, KiB), if it still exists.
@@ -122,6 +141,7 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
         let project = work.join("project");
         task.copy_project(&project)?;
         let before = tree_digest(&project)?;
+        let tests_before = test_code(&project)?;
         let server = if o.scripted {
             Some(rt.block_on(crate::perfect::PerfectModel::start(task))?)
         } else {
@@ -206,6 +226,12 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
             .unwrap_or(Value::Null);
         let judge = task.run_test(&project, Duration::from_secs(120), &cargo_target)?;
         let after = tree_digest(&project)?;
+        let tests_after = test_code(&project)?;
+        let tests_edited: Vec<String> = tests_before
+            .iter()
+            .filter(|(path, code)| tests_after.get(*path) != Some(code))
+            .map(|(path, _)| path.clone())
+            .collect();
         let changes = doc["attempts"].as_array().map_or(0, |a| a.len() as u64);
         let attempts = doc["attempts"]
             .as_array()
@@ -220,7 +246,7 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
                 .as_str()
                 .map(str::to_owned)
                 .unwrap_or_else(|| format!("error {}", doc["code"].as_str().unwrap_or("?"))),
-            solved: judge.passed,
+            solved: judge.passed && tests_edited.is_empty(),
             unchanged: after == before,
             attempts,
             changes,
@@ -236,7 +262,15 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
                 .flatten()
                 .map(ending)
                 .collect(),
+            tests_edited,
         };
+        if !result.tests_edited.is_empty() {
+            println!(
+                "{}: the change edited the tests ({}); not counted as solved",
+                result.id,
+                result.tests_edited.join(", ")
+            );
+        }
         println!(
             "{:<34} {:<18} {:>6} {:>9} {:>8} {:>6} {:>10} {:>8.1} {:>8.0}",
             result.id,
@@ -409,4 +443,31 @@ fn keep_traces(project: &Path, to: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_code_holds_test_files_and_rust_test_modules_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        fs_err::create_dir_all(p.join("src")).unwrap();
+        fs_err::create_dir_all(p.join("target")).unwrap();
+        fs_err::write(p.join("calc.py"), "x = 1\n").unwrap();
+        fs_err::write(p.join("test_calc.py"), "assert 1\n").unwrap();
+        fs_err::write(
+            p.join("src/lib.rs"),
+            "pub fn f() {}\n#[cfg(test)]\nmod tests {}\n",
+        )
+        .unwrap();
+        fs_err::write(p.join("target/test_x.py"), "junk\n").unwrap();
+        let code = test_code(p).unwrap();
+        assert_eq!(
+            code.keys().collect::<Vec<_>>(),
+            ["src/lib.rs", "test_calc.py"]
+        );
+        assert_eq!(code["src/lib.rs"], "#[cfg(test)]\nmod tests {}\n");
+    }
 }

@@ -353,7 +353,7 @@ fn tail(text: &str, lines: usize) -> String {
 
 /// Every regular file under `dir`, outside directories named in `skip`, by `/`-separated relative
 /// path. Symlinks and non-UTF-8 names are errors: a task holds plain files only.
-fn list_files(dir: &Path, skip: &[&str]) -> Result<BTreeMap<String, PathBuf>> {
+pub(crate) fn list_files(dir: &Path, skip: &[&str]) -> Result<BTreeMap<String, PathBuf>> {
     let mut files = BTreeMap::new();
     collect_files(dir, "", skip, &mut files)?;
     Ok(files)

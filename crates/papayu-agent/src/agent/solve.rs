@@ -16,7 +16,7 @@ use super::views::{ActionView, ApplyOutcome, ApplyPreview, Progress, ProgressFn}
 use crate::error::AgentError;
 use crate::verify::{
     Baseline, TestCommand, TestCommandSource, TestStatus, Verdict, detect_test_command,
-    failure_digest, goal_tests, judge, parse_outcomes,
+    edited_tests, failure_digest, goal_tests, judge, parse_outcomes,
 };
 
 /// Attempts a goal gets by default.
@@ -353,6 +353,27 @@ impl Feedback {
             ),
         }
     }
+
+    fn edited_tests(
+        number: u32,
+        preview: &ApplyPreview,
+        verdict: &Verdict,
+        path: &str,
+    ) -> Feedback {
+        let reason = match verdict {
+            Verdict::NotVerified { reason, .. } => reason.as_str(),
+            Verdict::Verified { .. } => "",
+        };
+        Feedback {
+            text: format!(
+                "Attempt {number} was NOT applied because {reason}.\n\
+                 The change that was proposed (do not repeat it):\n{}\n\
+                 Leave `{path}`'s tests as they are and change the code they test, so that the \
+                 failing tests pass as written.",
+                diff_of(preview).trim_end()
+            ),
+        }
+    }
 }
 
 /// A preview's unified diffs, one after the other.
@@ -607,6 +628,28 @@ impl Agent {
                     },
                     other => other,
                 });
+                attempt.feedback = Some(f.text.clone());
+                report.attempts.push(attempt);
+                feedback = Some(f);
+                continue;
+            }
+            // A change that rewrites the tests that fail is judged by tests it wrote itself:
+            // not applied, not tested; the model is told to fix the code instead.
+            if (!run.success || !targets.is_empty())
+                && let Some(path) = edited_tests(&self.root, &preview.preview)
+            {
+                let verdict = Verdict::NotVerified {
+                    reason: format!(
+                        "it edits the tests that judge it (`{path}`); the tests must pass as they \
+                         are written"
+                    ),
+                    still_failing: targets.clone(),
+                    regressed: Vec::new(),
+                };
+                let digest = failure.clone().unwrap_or_default();
+                let f = Feedback::edited_tests(number, &preview, &verdict, &path);
+                rejected.push((number, attempt.diff.clone(), verdict.clone(), digest));
+                attempt.verdict = Some(verdict);
                 attempt.feedback = Some(f.text.clone());
                 report.attempts.push(attempt);
                 feedback = Some(f);

@@ -327,6 +327,47 @@ fn a_change_the_tests_already_rejected_is_not_tested_again() {
     assert!(p.read("calc.py").contains("return a + b"));
 }
 
+/// Rewrites the failing assertion so that the tests pass without fixing add().
+fn edits_the_test() -> Value {
+    let diff = "--- a/test_calc.py\n+++ b/test_calc.py\n@@ -6,3 +6,3 @@\n class CalcTest(unittest.TestCase):\n     def test_add(self):\n-        self.assertEqual(add(2, 3), 5)\n+        self.assertEqual(add(2, 3), -1)\n";
+    json!({
+        "actions": [{"kind": "PATCH_FILE", "path": "test_calc.py", "base_sha256": sha(TEST.as_bytes()), "patch": diff}],
+        "summary": "the test expects the wrong value"
+    })
+}
+
+#[test]
+fn a_change_that_rewrites_the_failing_tests_is_not_applied_and_the_code_is_fixed_next() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[edits_the_test(), right()]));
+    let tests_run = std::sync::Mutex::new(0u32);
+    let record = count_test_runs(&tests_run);
+    let options = SolveOptions::default().retry_temperature(0.0);
+    let report = solve_recording(&p, &model, &options, &record);
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.attempts.len(), 2);
+    assert!(matches!(
+        &report.attempts[0].verdict,
+        Some(Verdict::NotVerified { reason, still_failing, .. })
+            if reason.contains("it edits the tests that judge it (`test_calc.py`)")
+                && still_failing == &["test_calc.CalcTest.test_add"]
+    ));
+    // The baseline and attempt 2: the test-editing change was never applied or tested.
+    assert_eq!(*tests_run.lock().unwrap(), 2);
+    let second = &messages(&rt.block_on(model.requests())[1])[1].1;
+    assert!(
+        second.contains("Attempt 1 was NOT applied because it edits the tests"),
+        "{second}"
+    );
+    assert!(
+        second.contains("-        self.assertEqual(add(2, 3), 5)"),
+        "{second}"
+    );
+    assert_eq!(p.read("test_calc.py"), TEST);
+    assert!(p.read("calc.py").contains("return a + b"));
+}
+
 /// The `temperature` and `seed` a request body carries.
 fn sampling_of(body: &Value) -> (f64, Option<u64>) {
     (body["temperature"].as_f64().unwrap(), body["seed"].as_u64())
