@@ -24,6 +24,10 @@ use crate::trace::{AttemptRecord, TraceRecord};
 /// At most this many extra rounds answer a model's `context_requests` (SPEC §9).
 pub const MAX_CONTEXT_ROUNDS: u32 = 2;
 
+/// A call that sent a file longer than this (bytes) asks for search/replace edits even when the
+/// configured style is `whole_file` (D59): about 3 000 tokens to copy, minutes on a small CPU.
+pub const WHOLE_FILE_MAX_BYTES: u64 = 12_000;
+
 /// Codes that make an APPLY under v3 fall back to v2.
 pub const FALLBACK_V3_CODES: &[ErrorCode] = &[
     ErrorCode::EditApplyFailed,
@@ -75,6 +79,9 @@ pub(super) struct Call {
     pub(super) reuse: Option<String>,
     /// The accepted answer's text, as judged.
     pub(super) accepted_text: Option<String>,
+    /// The edit style answers are narrowed to in this call, chosen once its base context is
+    /// gathered ([`Agent::call_style`]); `None` when answers are not narrowed.
+    pub(super) style: Option<EditStyle>,
 }
 
 impl Agent {
@@ -94,11 +101,12 @@ impl Agent {
             context: ContextReport::default(),
             reuse: None,
             accepted_text: None,
+            style: None,
         }
     }
 
-    fn system(&self, mode: Mode, version: ProtocolVersion) -> Message {
-        if let Some(style) = self.narrowed_style(version) {
+    fn system(&self, mode: Mode, style: Option<EditStyle>, version: ProtocolVersion) -> Message {
+        if let Some(style) = style {
             return Message::system(prompt::compact_system_prompt(
                 mode,
                 style,
@@ -141,9 +149,26 @@ impl Agent {
         })
     }
 
+    /// The edit style of `call` (its files sent): the configured one, except that files too long
+    /// to rewrite whole are edited by search and replace — a small model copying a long file
+    /// is slow and drops lines.
+    fn call_style(&self, call: &Call) -> Option<EditStyle> {
+        let style = self.narrowed_style(call.version)?;
+        let long = |path: &String| {
+            fs_err::metadata(self.root.join(path)).is_ok_and(|m| m.len() > WHOLE_FILE_MAX_BYTES)
+        };
+        Some(
+            if style == EditStyle::WholeFile && call.sent.keys().any(long) {
+                EditStyle::SearchReplace
+            } else {
+                style
+            },
+        )
+    }
+
     /// What the next answer of `call` may contain, when answers are narrowed.
     fn request_shape(&self, call: &Call) -> Option<RequestShape> {
-        let edit = self.narrowed_style(call.version)?;
+        let edit = call.style?;
         Some(RequestShape {
             apply: call.mode == Mode::Apply,
             edit,
@@ -221,8 +246,9 @@ impl Agent {
         user_message: &str,
         progress: ProgressFn<'_>,
     ) -> Result<(Accepted, Option<PatchReport>), AgentError> {
+        call.style = self.call_style(call);
         call.messages = vec![
-            self.system(call.mode, call.version),
+            self.system(call.mode, call.style, call.version),
             Message::user(call.base_user.clone()),
         ];
         let span = tracing::info_span!("papayu_call", trace_id = %call.trace.trace_id);
@@ -539,7 +565,8 @@ as described in the system prompt.\n",
                 call.context_text.trim()
             )
         };
-        call.messages = vec![self.system(call.mode, to), Message::user(user)];
+        call.style = self.narrowed_style(to);
+        call.messages = vec![self.system(call.mode, call.style, to), Message::user(user)];
         call.next = Round::Fallback;
     }
 

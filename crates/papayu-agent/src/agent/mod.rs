@@ -28,7 +28,9 @@ mod solve;
 mod views;
 
 pub(crate) use check::{Checker, check_full};
-pub use converse::{FALLBACK_V2_CODES, FALLBACK_V3_CODES, MAX_CONTEXT_ROUNDS, fallback_target};
+pub use converse::{
+    FALLBACK_V2_CODES, FALLBACK_V3_CODES, MAX_CONTEXT_ROUNDS, WHOLE_FILE_MAX_BYTES, fallback_target,
+};
 pub use finish::new_trace_id;
 pub use observe::{AgentEvent, AgentObserver};
 pub use solve::{

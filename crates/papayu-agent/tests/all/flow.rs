@@ -633,6 +633,43 @@ async fn a_whole_file_answer_with_only_the_changed_function_keeps_the_rest_of_th
     assert_eq!(apply.widened_updates, vec!["calc.py: lines 4-6, 7 kept"]);
 }
 
+/// With `whole_file` answers (narrowed: a strict model server on this machine), a call that sent
+/// a file too long to copy asks for search/replace edits instead; a short one, the whole file.
+#[tokio::test]
+async fn a_call_with_a_long_file_asks_for_search_replace_edits_instead_of_whole_files() {
+    let long: String = (0..1500).map(|i| format!("x_{i} = {i}\n")).collect();
+    assert!(long.len() as u64 > papayu_agent::WHOLE_FILE_MAX_BYTES);
+    for (text, whole) in [("x = 1\n".to_owned(), true), (long, false)] {
+        let project = Project::new(&[("calc.py", text.as_bytes())]);
+        let model = Model::start(&[json!({"summary": "NO_CHANGES: fine", "actions": []})]).await;
+        let mut agent = project.agent(
+            &model,
+            &[
+                ("PAPAYU_LLM_STRICT_JSON", "1"),
+                ("PAPAYU_PROTOCOL_VERSION", "3"),
+                ("PAPAYU_LOCAL_EDIT_STYLE", "whole_file"),
+            ],
+        );
+        agent
+            .prepare_apply(Some("look at calc.py"), &no_progress)
+            .await
+            .unwrap();
+        let reqs = model.requests().await;
+        let system = &messages(&reqs[0])[0].1;
+        assert!(messages(&reqs[0])[1].1.contains("FILE[calc.py]"));
+        assert_eq!(
+            system.contains("\"kind\": \"UPDATE_FILE\""),
+            whole,
+            "{system}"
+        );
+        assert_eq!(
+            system.contains("\"kind\": \"EDIT_FILE\""),
+            !whole,
+            "{system}"
+        );
+    }
+}
+
 /// Issue 18 item 5: a declined preview is kept with its base hashes; `apply` judges it again
 /// without a second model call while the files are unchanged, and asks anew once they change.
 #[tokio::test]
