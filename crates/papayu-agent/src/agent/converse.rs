@@ -380,6 +380,7 @@ impl Agent {
                             last = w.last,
                             kept = w.kept,
                             fenced = w.fenced,
+                            as_patch = w.as_patch,
                         );
                         progress(&Progress::Widened {
                             path: w.path.clone(),
@@ -387,8 +388,11 @@ impl Agent {
                             last: w.last,
                             kept: w.kept,
                             fenced: w.fenced,
+                            as_patch: w.as_patch,
                         });
-                        call.trace.widened_updates.push(if w.kept == 0 {
+                        call.trace.widened_updates.push(if w.as_patch {
+                            format!("{}: applied as a patch", w.path)
+                        } else if w.kept == 0 {
                             format!("{}: unfenced", w.path)
                         } else {
                             format!("{}: lines {}-{}, {} kept", w.path, w.first, w.last, w.kept)

@@ -30,6 +30,9 @@ pub(crate) struct Widened {
     pub(crate) kept: usize,
     /// The content came wrapped in a Markdown code fence, which was removed.
     pub(crate) fenced: bool,
+    /// The content was a unified diff of the file (its hunks, with or without headers), applied
+    /// as a patch; `first..=last` is then the whole file.
+    pub(crate) as_patch: bool,
 }
 
 /// The answer with every UPDATE_FILE that is a fragment of a sent file (see the module docs)
@@ -66,10 +69,14 @@ pub(crate) fn widen(
         let unfenced = unfence(file, content);
         let content = unfenced.unwrap_or(content);
         let n = file.split_inclusive('\n').count();
-        let (whole, region) = match splice(file, content) {
-            Some(read) => read,
-            None if unfenced.is_some() => (content.to_owned(), 0..n),
-            None => continue,
+        let (whole, region, as_patch) = if let Some(patched) = as_diff(path, file, content) {
+            (patched, 0..n, true)
+        } else {
+            match splice(file, content).or_else(|| block(file, content)) {
+                Some((whole, region)) => (whole, region, false),
+                None if unfenced.is_some() => (content.to_owned(), 0..n, false),
+                None => continue,
+            }
         };
         let (path, fenced) = (path.to_owned(), unfenced.is_some());
         slot.as_object_mut()?
@@ -80,6 +87,7 @@ pub(crate) fn widen(
             last: region.end,
             kept: n - region.len(),
             fenced,
+            as_patch,
         });
     }
     (!widened.is_empty()).then(|| (doc.to_string(), widened))
@@ -102,6 +110,128 @@ fn unfence<'a>(file: &str, content: &'a str) -> Option<&'a str> {
     }
     let inner = rest.trim_end().strip_suffix("```")?;
     (!inner.contains("\n```")).then_some(inner)
+}
+
+/// `content` read as a unified diff of `file`, applied through papayu-patch's engine (same
+/// tiers and uniqueness rules as a PATCH_FILE): the patched text, when `content` has an
+/// `@@ -a,b +c,d @@` hunk header and `path` is not a patch file itself.
+fn as_diff(path: &str, file: &str, content: &str) -> Option<String> {
+    if [".diff", ".patch"].iter().any(|e| path.ends_with(e)) {
+        return None;
+    }
+    let start = content
+        .find("\n@@ -")
+        .map(|i| i + 1)
+        .or_else(|| content.starts_with("@@ -").then_some(0))?;
+    let hunks = &content[start..];
+    let patch = if hunks.ends_with('\n') {
+        hunks.to_owned()
+    } else {
+        format!("{hunks}\n")
+    };
+    papayu_patch::engine::apply_patch_to_text(file, &patch)
+        .ok()
+        .map(|p| p.text)
+        .filter(|t| t != file)
+}
+
+/// `content` read as a new version of one block of `file` — a function, a method, a class — when
+/// the alignment of [`splice`] finds no stretch (a body rewritten on one line, a block that ends
+/// differently): its first line is, equal or edited, exactly one line of the file that opens a
+/// block (more `{` than `}`, or a line ending in `:`), the content is itself one whole block of
+/// that kind (braces balanced and closed only at its end, or every later line indented deeper
+/// than its first), and the file goes on outside that block. The block in the file runs to its
+/// closing brace, or to the last line indented deeper than its first.
+fn block(file: &str, content: &str) -> Option<(String, std::ops::Range<usize>)> {
+    let lines: Vec<&str> = file.split_inclusive('\n').collect();
+    let f: Vec<&str> = lines.iter().map(|l| l.trim_end()).collect();
+    let body = content.trim_matches('\n');
+    let c: Vec<&str> = body.split('\n').map(str::trim_end).collect();
+    let first = c.first()?.trim();
+    let equal: Vec<usize> = (0..f.len()).filter(|&i| f[i].trim() == first).collect();
+    let a = match equal.as_slice() {
+        [one] => *one,
+        [] => {
+            let alike: Vec<usize> = (0..f.len())
+                .filter(|&i| pair_score(f[i], c[0]) == Some(ALIKE))
+                .collect();
+            match alike.as_slice() {
+                [one] => *one,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    let braces = |l: &str| {
+        l.chars().filter(|&ch| ch == '{').count() as i64
+            - l.chars().filter(|&ch| ch == '}').count() as i64
+    };
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let end = if braces(f[a]) > 0 {
+        // The content: balanced, open until its last line.
+        let mut depth = 0;
+        for (k, l) in c.iter().enumerate() {
+            depth += braces(l);
+            if depth < 0
+                || (depth == 0
+                    && k + 1 < c.len()
+                    && c[k + 1..].iter().any(|l| !l.trim().is_empty()))
+            {
+                return None;
+            }
+        }
+        if depth != 0 {
+            return None;
+        }
+        let mut depth = 0;
+        (a..f.len()).find(|&i| {
+            depth += braces(f[i]);
+            depth <= 0
+        })? + 1
+    } else if f[a].ends_with(':') {
+        let deeper = |l: &&str| l.trim().is_empty() || indent(l) > indent(c[0]);
+        if !c[0].ends_with(':') || c.len() < 2 || !c[1..].iter().all(deeper) {
+            return None;
+        }
+        let last = (a + 1..f.len())
+            .take_while(|&i| f[i].trim().is_empty() || indent(f[i]) > indent(f[a]))
+            .filter(|&i| !f[i].trim().is_empty())
+            .last()?;
+        last + 1
+    } else {
+        return None;
+    };
+    let region = a..end;
+    if region.len() == f.len() || f[region.clone()] == c[..] {
+        return None;
+    }
+    Some((joined(file, &lines, region.clone(), body), region))
+}
+
+/// `file` with the lines `region` replaced by `body`'s lines, in the file's line endings, its
+/// final-newline state kept when the region reaches its end.
+fn joined(file: &str, lines: &[&str], region: std::ops::Range<usize>, body: &str) -> String {
+    let eol = if lines.first().is_some_and(|l| l.ends_with("\r\n")) {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let mut out = String::with_capacity(file.len() + body.len());
+    for l in &lines[..region.start] {
+        out.push_str(l);
+    }
+    let final_newline = region.end < lines.len() || file.ends_with('\n');
+    let m = body.split('\n').count();
+    for (i, l) in body.split('\n').enumerate() {
+        out.push_str(l.strip_suffix('\r').unwrap_or(l));
+        if i + 1 < m || final_newline {
+            out.push_str(eol);
+        }
+    }
+    for l in &lines[region.end..] {
+        out.push_str(l);
+    }
+    out
 }
 
 /// `content` read as a replacement of one stretch of `file`: the whole new file and the
@@ -131,26 +261,7 @@ pub(crate) fn splice(file: &str, content: &str) -> Option<(String, std::ops::Ran
     if f[region.clone()] == c[..] {
         return None;
     }
-    let eol = if lines.first().is_some_and(|l| l.ends_with("\r\n")) {
-        "\r\n"
-    } else {
-        "\n"
-    };
-    let mut out = String::with_capacity(file.len() + content.len());
-    for l in &lines[..region.start] {
-        out.push_str(l);
-    }
-    let final_newline = region.end < n || file.ends_with('\n');
-    for (i, l) in body.split('\n').enumerate() {
-        out.push_str(l.strip_suffix('\r').unwrap_or(l));
-        if i + 1 < m || final_newline {
-            out.push_str(eol);
-        }
-    }
-    for l in &lines[region.end..] {
-        out.push_str(l);
-    }
-    Some((out, region))
+    Some((joined(file, &lines, region.clone(), body), region))
 }
 
 const EQUAL: i32 = 2;
@@ -349,6 +460,67 @@ mod tests {
         }
     }
 
+    const TEMP: &str = "//! Conversions.\n\npub fn c_to_f(c: f64) -> f64 {\n    c * 9.0 / 5.0 + 32.0\n}\n\npub fn f_to_c(f: f64) -> f64 {\n    (f - 32.0) * 9.0 / 5.0\n}\n\n#[cfg(test)]\nmod tests {}\n";
+
+    #[test]
+    fn a_function_rewritten_on_one_line_replaces_the_whole_function() {
+        let (whole, region) = block(
+            TEMP,
+            "pub fn f_to_c(f: f64) -> f64 { (f - 32.0) * 5.0 / 9.0 }",
+        )
+        .unwrap();
+        assert_eq!(region, 6..9);
+        assert_eq!(
+            whole,
+            TEMP.replace(
+                "pub fn f_to_c(f: f64) -> f64 {\n    (f - 32.0) * 9.0 / 5.0\n}\n",
+                "pub fn f_to_c(f: f64) -> f64 { (f - 32.0) * 5.0 / 9.0 }\n"
+            )
+        );
+        // Not one whole block: unbalanced, or two blocks, or a line that opens none.
+        assert_eq!(
+            block(TEMP, "pub fn f_to_c(f: f64) -> f64 {\n    1.0\n"),
+            None
+        );
+        assert_eq!(
+            block(TEMP, "pub fn f_to_c(f: f64) -> f64 { 1.0 }\nfn g() {}\n"),
+            None
+        );
+        assert_eq!(block(TEMP, "//! Conversions, fixed.\n"), None);
+    }
+
+    #[test]
+    fn a_python_function_rewritten_replaces_its_indented_body() {
+        let file = "def add(a, b):\n    x = a\n\n    return x - b\n\n\ndef mean(v):\n    return sum(v) / len(v)\n";
+        let (whole, region) = block(file, "def add(a, b):\n    return a + b\n").unwrap();
+        assert_eq!(region, 0..4);
+        assert_eq!(
+            whole,
+            "def add(a, b):\n    return a + b\n\n\ndef mean(v):\n    return sum(v) / len(v)\n"
+        );
+        assert_eq!(block(file, "def add(a, b):\nreturn a + b\n"), None);
+    }
+
+    #[test]
+    fn a_diff_as_content_is_applied_as_a_patch() {
+        let file = "import re\n\n\ndef slug(t):\n    t = t.lower()\n    t = re.sub(\"-\", \"-\", t)\n    return t\n";
+        let content = "Index: slug.py\n---\n@@ -4,4 +4,4 @@\n def slug(t):\n     t = t.lower()\n-    t = re.sub(\"-\", \"-\", t)\n+    t = re.sub(\"-+\", \"-\", t)\n     return t";
+        assert_eq!(
+            as_diff("slug.py", file, content).unwrap(),
+            file.replace("re.sub(\"-\"", "re.sub(\"-+\"")
+        );
+        assert_eq!(as_diff("fix.patch", file, content), None);
+        assert_eq!(
+            as_diff("slug.py", file, "def slug(t):\n    return t\n"),
+            None
+        );
+        // A diff whose lines are not in the file is not a reading of it.
+        assert_eq!(
+            as_diff("slug.py", file, "@@ -1,1 +1,1 @@\n-nothing\n+else\n"),
+            None
+        );
+    }
+
     #[test]
     fn widen_rewrites_only_updates_of_sent_unchanged_files() {
         let dir = tempfile::tempdir().unwrap();
@@ -371,6 +543,7 @@ mod tests {
                 last: 10,
                 kept: 10,
                 fenced: false,
+                as_patch: false,
             }]
         );
         let doc: Value = serde_json::from_str(&text).unwrap();

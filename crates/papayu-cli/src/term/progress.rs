@@ -208,6 +208,11 @@ fn stage(p: &Progress) -> Option<String> {
                 .join(", ")
         ),
         Progress::Retargeted { from, to } => tr!("stage-retargeted", from = from, to = to),
+        Progress::Widened {
+            path,
+            as_patch: true,
+            ..
+        } => tr!("stage-answer-as-patch", path = path),
         Progress::Widened { path, kept: 0, .. } => tr!("stage-unfenced", path = path),
         Progress::Widened {
             path,
