@@ -380,6 +380,7 @@ impl Agent {
                             last = w.last,
                             kept = w.kept,
                             fenced = w.fenced,
+                            numbered = w.numbered,
                             as_patch = w.as_patch,
                         );
                         progress(&Progress::Widened {
@@ -388,12 +389,21 @@ impl Agent {
                             last: w.last,
                             kept: w.kept,
                             fenced: w.fenced,
+                            numbered: w.numbered,
                             as_patch: w.as_patch,
                         });
                         call.trace.widened_updates.push(if w.as_patch {
                             format!("{}: applied as a patch", w.path)
                         } else if w.kept == 0 {
-                            format!("{}: unfenced", w.path)
+                            format!(
+                                "{}: {}",
+                                w.path,
+                                if w.numbered {
+                                    "line numbers removed"
+                                } else {
+                                    "unfenced"
+                                }
+                            )
                         } else {
                             format!("{}: lines {}-{}, {} kept", w.path, w.first, w.last, w.kept)
                         });

@@ -30,6 +30,9 @@ pub(crate) struct Widened {
     pub(crate) kept: usize,
     /// The content came wrapped in a Markdown code fence, which was removed.
     pub(crate) fenced: bool,
+    /// Every line of the content carried the `N|` line number of the FILE block it was copied
+    /// from; the numbers were removed.
+    pub(crate) numbered: bool,
     /// The content was a unified diff of the file (its hunks, with or without headers), applied
     /// as a patch; `first..=last` is then the whole file.
     pub(crate) as_patch: bool,
@@ -68,17 +71,21 @@ pub(crate) fn widen(
         };
         let unfenced = unfence(file, content);
         let content = unfenced.unwrap_or(content);
+        let unnumbered = unnumber(content);
+        let content = unnumbered.as_deref().unwrap_or(content);
         let n = file.split_inclusive('\n').count();
         let (whole, region, as_patch) = if let Some(patched) = as_diff(path, file, content) {
             (patched, 0..n, true)
         } else {
             match splice(file, content).or_else(|| block(file, content)) {
                 Some((whole, region)) => (whole, region, false),
-                None if unfenced.is_some() => (content.to_owned(), 0..n, false),
+                None if unfenced.is_some() || unnumbered.is_some() => {
+                    (content.to_owned(), 0..n, false)
+                }
                 None => continue,
             }
         };
-        let (path, fenced) = (path.to_owned(), unfenced.is_some());
+        let (path, fenced, numbered) = (path.to_owned(), unfenced.is_some(), unnumbered.is_some());
         slot.as_object_mut()?
             .insert("content".into(), Value::String(whole));
         widened.push(Widened {
@@ -87,6 +94,7 @@ pub(crate) fn widen(
             last: region.end,
             kept: n - region.len(),
             fenced,
+            numbered,
             as_patch,
         });
     }
@@ -110,6 +118,28 @@ fn unfence<'a>(file: &str, content: &'a str) -> Option<&'a str> {
     }
     let inner = rest.trim_end().strip_suffix("```")?;
     (!inner.contains("\n```")).then_some(inner)
+}
+
+/// `content` without the `N|` prefixes of a FILE block, when every line has one and the
+/// numbers count up by one (a model that copied the lines as papayu showed them).
+fn unnumber(content: &str) -> Option<String> {
+    let body = content.strip_suffix('\n').unwrap_or(content);
+    let mut out = String::with_capacity(content.len());
+    let mut expected: Option<u64> = None;
+    for line in body.split('\n') {
+        let (number, text) = line.split_once('|')?;
+        let number: u64 = number.trim_start().parse().ok()?;
+        if expected.is_some_and(|e| e != number) {
+            return None;
+        }
+        expected = Some(number + 1);
+        out.push_str(text);
+        out.push('\n');
+    }
+    if !content.ends_with('\n') {
+        out.pop();
+    }
+    Some(out)
 }
 
 /// `content` read as a unified diff of `file`, applied through papayu-patch's engine (same
@@ -502,6 +532,18 @@ mod tests {
     }
 
     #[test]
+    fn line_numbers_copied_from_the_file_block_are_removed() {
+        assert_eq!(
+            unnumber("4|def add(a, b):\n5|    return a + b\n").unwrap(),
+            "def add(a, b):\n    return a + b\n"
+        );
+        assert_eq!(unnumber("1|a\n2|b").unwrap(), "a\nb");
+        assert_eq!(unnumber("1|a\n3|b\n"), None, "not consecutive");
+        assert_eq!(unnumber("1|a\nb\n"), None, "a line without a number");
+        assert_eq!(unnumber("x = a | b\n"), None);
+    }
+
+    #[test]
     fn a_diff_as_content_is_applied_as_a_patch() {
         let file = "import re\n\n\ndef slug(t):\n    t = t.lower()\n    t = re.sub(\"-\", \"-\", t)\n    return t\n";
         let content = "Index: slug.py\n---\n@@ -4,4 +4,4 @@\n def slug(t):\n     t = t.lower()\n-    t = re.sub(\"-\", \"-\", t)\n+    t = re.sub(\"-+\", \"-\", t)\n     return t";
@@ -543,6 +585,7 @@ mod tests {
                 last: 10,
                 kept: 10,
                 fenced: false,
+                numbered: false,
                 as_patch: false,
             }]
         );

@@ -165,8 +165,8 @@ pub enum Progress {
     },
     /// A whole-file answer (UPDATE_FILE) held one stretch of a sent file, edited: it replaces
     /// lines `first..=last` and the rest of the file is kept (`kept` lines; 0 when the content
-    /// is the whole file and only a Markdown code fence around it was removed, or when it was a
-    /// diff of the file, applied as a patch).
+    /// is the whole file and only a Markdown code fence or copied line numbers were removed, or
+    /// when it was a diff of the file, applied as a patch).
     Widened {
         /// The file.
         path: String,
@@ -178,6 +178,8 @@ pub enum Progress {
         kept: usize,
         /// A Markdown code fence around the content was removed.
         fenced: bool,
+        /// The `N|` line numbers copied from the FILE block were removed from every line.
+        numbered: bool,
         /// The content was a unified diff of the file, applied as a patch (`first..=last` is
         /// then the whole file and `kept` 0).
         as_patch: bool,

@@ -109,10 +109,11 @@ pub struct AgentConfig {
     /// Stream answers so progress reports characters received (not an environment variable:
     /// the frontend decides).
     pub stream: bool,
-    /// `PAPAYU_LOCAL_EDIT_STYLE` (`search_replace`, `whole_file` or `unified_diff`): how the
-    /// in-process model changes existing files; its answers are narrowed to that form (a grammar
-    /// made for each request) and validated under the style's protocol version unless
-    /// `PAPAYU_PROTOCOL_VERSION` forces one.
+    /// `PAPAYU_LOCAL_EDIT_STYLE` (`whole_file`, the default, `search_replace` or
+    /// `unified_diff`): how the in-process model changes existing files; its answers are
+    /// narrowed to that form (a grammar made for each request) and validated under the style's
+    /// protocol version unless `PAPAYU_PROTOCOL_VERSION` forces one. `whole_file` falls back to
+    /// `search_replace` in a call that sent a file over `WHOLE_FILE_MAX_BYTES` (D61).
     pub local_edit_style: papayu_protocol::EditStyle,
     /// `PAPAYU_SANDBOX` (`auto`, the default, or `off`): whether check and test commands run
     /// confined when the machine can confine them.
@@ -166,7 +167,8 @@ impl Default for AgentConfig {
             context_max_log_chars: ctx.max_log_chars,
             context_small_project_bytes: ctx.small_project_bytes as usize,
             stream: false,
-            local_edit_style: papayu_protocol::EditStyle::default(),
+            // Measured on the task corpus (docs/BENCHMARKS.md, session 12; D61).
+            local_edit_style: papayu_protocol::EditStyle::WholeFile,
             sandbox_enabled: true,
             sandbox: papayu_patch::Sandbox::default(),
             virtual_env: None,

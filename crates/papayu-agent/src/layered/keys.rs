@@ -230,7 +230,7 @@ pub const KEYS: &[Key] = &[
         "local.edit_style",
         "PAPAYU_LOCAL_EDIT_STYLE",
         Kind::Str,
-        "search_replace | whole_file | unified_diff",
+        "whole_file (default) | search_replace | unified_diff",
     ),
     key(
         GIT_COMMIT,

@@ -618,6 +618,7 @@ async fn a_whole_file_answer_with_only_the_changed_function_keeps_the_rest_of_th
                 last: 6,
                 kept: 7,
                 fenced: true,
+                numbered: false,
                 as_patch: false,
             })
     );

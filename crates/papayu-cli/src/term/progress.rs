@@ -213,6 +213,12 @@ fn stage(p: &Progress) -> Option<String> {
             as_patch: true,
             ..
         } => tr!("stage-answer-as-patch", path = path),
+        Progress::Widened {
+            path,
+            kept: 0,
+            numbered: true,
+            ..
+        } => tr!("stage-unnumbered", path = path),
         Progress::Widened { path, kept: 0, .. } => tr!("stage-unfenced", path = path),
         Progress::Widened {
             path,
