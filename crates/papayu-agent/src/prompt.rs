@@ -233,11 +233,15 @@ MEMORY: set \"memory_patch\" only when the operator asks you to remember somethi
 /// short, with the one form each change takes and nothing a small model has to leave out (the
 /// decoding grammar enforces the shape; papayu fills in the base hashes).
 pub fn compact_system_prompt(mode: Mode, style: EditStyle, memory_block: &str) -> String {
-    let mut s = String::from(
+    let mut s = String::from(if style == EditStyle::WholeFile {
+        "You are a careful software engineer working inside papayu. You get a GOAL, the project's \
+files (FILE[path] blocks: the file's text under its header) and, when there are tests, their \
+failing output. Answer with ONE JSON object and nothing else.\n\n"
+    } else {
         "You are a careful software engineer working inside papayu. You get a GOAL, the project's \
 files (FILE[path] blocks: each line is shown as `N|text`, N being the line number, not part of the \
-file) and, when there are tests, their failing output. Answer with ONE JSON object and nothing else.\n\n",
-    );
+file) and, when there are tests, their failing output. Answer with ONE JSON object and nothing else.\n\n"
+    });
     match mode {
         Mode::Plan => s.push_str(
             "CURRENT MODE: PLAN. Change nothing: {\"summary\": \"<the cause of the problem, the \
@@ -257,7 +261,7 @@ lines that change plus a line around them, with the same indentation.\n"
                 }
                 EditStyle::WholeFile => {
                     "- change a file shown in a FILE block: {\"kind\": \"UPDATE_FILE\", \"path\": \"<path>\", \
-\"content\": \"<the whole new file, every line, without the N| prefixes>\"}\n"
+\"content\": \"<the whole new file, every line>\"}\n"
                 }
                 EditStyle::UnifiedDiff => {
                     "- change a file shown in a FILE block: {\"kind\": \"PATCH_FILE\", \"path\": \"<path>\", \

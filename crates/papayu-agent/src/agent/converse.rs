@@ -196,7 +196,9 @@ impl Agent {
         self.engine.new_cycle();
         progress(&Progress::GatheringContext);
         let assembled = self.engine.base(goal, failure);
-        let text = Self::record(call, &assembled);
+        Self::record(call, &assembled);
+        call.style = self.call_style(call);
+        let text = Self::shown(call, &assembled);
         call.base_user = prompt::user_message_with_feedback(goal, &text, feedback);
         call.context_text = text;
     }
@@ -215,12 +217,45 @@ impl Agent {
     /// return the rendered text.
     fn gather(&mut self, call: &mut Call, requests: &[ContextRequest]) -> String {
         let assembled = self.engine.assemble(requests, None);
-        Self::record(call, &assembled)
+        Self::record(call, &assembled);
+        Self::shown(call, &assembled)
+    }
+
+    /// The assembled context as the model of `call` reads it: FILE blocks numbered `N|text`,
+    /// except for whole-file answers, which copy the text — a small model shown numbered lines
+    /// copies the numbers into the file, or counts on (`1|…`, `2|`, `3|`, … to its answer limit).
+    fn shown(call: &Call, assembled: &papayu_context::AssembledContext) -> String {
+        if call.style != Some(EditStyle::WholeFile) {
+            return assembled.text.clone();
+        }
+        let blocks: Vec<papayu_context::Block> = assembled
+            .blocks
+            .iter()
+            .map(|b| {
+                let mut b = b.clone();
+                if b.carries_file() {
+                    b.body = b
+                        .body
+                        .split_inclusive('\n')
+                        .map(|l| match l.split_once('|') {
+                            Some((n, text))
+                                if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) =>
+                            {
+                                text
+                            }
+                            _ => l,
+                        })
+                        .collect();
+                }
+                b
+            })
+            .collect();
+        papayu_context::render_blocks(&blocks)
     }
 
     /// Count assembled context in the trace and the context report, remember the files sent,
     /// and return the rendered text.
-    fn record(call: &mut Call, assembled: &papayu_context::AssembledContext) -> String {
+    fn record(call: &mut Call, assembled: &papayu_context::AssembledContext) {
         call.trace.context_stats.add(&assembled.stats);
         call.context.record(assembled);
         for url in assembled.online_sources() {
@@ -234,7 +269,6 @@ impl Agent {
                 .iter()
                 .map(|(p, h)| (p.to_owned(), h.to_owned())),
         );
-        assembled.text.clone()
     }
 
     /// Ask the model until an answer of `call` (its context gathered, its first user message
@@ -246,7 +280,7 @@ impl Agent {
         user_message: &str,
         progress: ProgressFn<'_>,
     ) -> Result<(Accepted, Option<PatchReport>), AgentError> {
-        call.style = self.call_style(call);
+        call.style = call.style.or_else(|| self.call_style(call));
         call.messages = vec![
             self.system(call.mode, call.style, call.version),
             Message::user(call.base_user.clone()),

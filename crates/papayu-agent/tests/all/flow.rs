@@ -636,7 +636,8 @@ async fn a_whole_file_answer_with_only_the_changed_function_keeps_the_rest_of_th
 }
 
 /// With `whole_file` answers (narrowed: a strict model server on this machine), a call that sent
-/// a file too long to copy asks for search/replace edits instead; a short one, the whole file.
+/// a file too long to copy asks for search/replace edits instead, its lines numbered; a short
+/// one asks for the whole file and shows the file's text as it is.
 #[tokio::test]
 async fn a_call_with_a_long_file_asks_for_search_replace_edits_instead_of_whole_files() {
     let long: String = (0..1500).map(|i| format!("x_{i} = {i}\n")).collect();
@@ -668,6 +669,13 @@ async fn a_call_with_a_long_file_asks_for_search_replace_edits_instead_of_whole_
             system.contains("\"kind\": \"EDIT_FILE\""),
             !whole,
             "{system}"
+        );
+        // Whole-file answers copy the file's text: its lines are shown without `N|` numbers.
+        let user = &messages(&reqs[0])[1].1;
+        assert_eq!(user.contains("\n1|"), !whole, "{user}");
+        assert!(
+            user.contains(if whole { "\nx = 1\n" } else { "\n1|x_0 = 0\n" }),
+            "{user}"
         );
     }
 }
