@@ -166,13 +166,28 @@ impl Agent {
         )
     }
 
+    /// The sent files an answer of `call` may change: all of them, except test files while the
+    /// tests judge the change (D60) — unless the call sent nothing else.
+    fn changeable(&self, call: &Call) -> Vec<String> {
+        let all: Vec<String> = call.sent.keys().cloned().collect();
+        if !self.tests_protected {
+            return all;
+        }
+        let code: Vec<String> = all
+            .iter()
+            .filter(|p| !papayu_context::is_test_path(p))
+            .cloned()
+            .collect();
+        if code.is_empty() { all } else { code }
+    }
+
     /// What the next answer of `call` may contain, when answers are narrowed.
     fn request_shape(&self, call: &Call) -> Option<RequestShape> {
         let edit = call.style?;
         Some(RequestShape {
             apply: call.mode == Mode::Apply,
             edit,
-            files: call.sent.keys().cloned().collect(),
+            files: self.changeable(call),
             create: true,
             delete: true,
             context_requests: call.rounds < MAX_CONTEXT_ROUNDS,

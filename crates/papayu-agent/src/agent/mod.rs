@@ -59,6 +59,9 @@ pub struct Agent {
     /// The temperature and seed of the next model calls, when a retry draws instead of
     /// answering greedily ([`SolveOptions::retry_temperature`]); `None`: as configured.
     sampling: Option<papayu_llm::Sampling>,
+    /// The tests fail and judge the change ([`Agent::solve`]): narrowed answers may not change
+    /// a test file (D60), so a small model's draws are not spent on them.
+    tests_protected: bool,
     /// Told how each plan, apply and solve ended ([`Agent::set_observer`]).
     observer: Option<Arc<dyn AgentObserver>>,
 }
@@ -116,6 +119,7 @@ impl Agent {
             patch,
             usage: Usage::default(),
             sampling: None,
+            tests_protected: false,
             observer: None,
         })
     }

@@ -448,6 +448,19 @@ impl Agent {
         confirm: Option<ConfirmFn<'_>>,
         progress: ProgressFn<'_>,
     ) -> Result<SolveReport, AgentError> {
+        let result = self.solve_tested(goal, options, confirm, progress).await;
+        self.tests_protected = false;
+        result
+    }
+
+    /// [`solve_goal`](Self::solve_goal), which leaves the test files unprotected afterwards.
+    async fn solve_tested(
+        &mut self,
+        goal: &str,
+        options: &SolveOptions,
+        confirm: Option<ConfirmFn<'_>>,
+        progress: ProgressFn<'_>,
+    ) -> Result<SolveReport, AgentError> {
         let goal = strip_mode_prefix(goal).to_owned();
         self.usage = Usage::default();
         let mut report = SolveReport {
@@ -481,6 +494,7 @@ impl Agent {
             outcomes: parse_outcomes(&run.output),
         };
         let targets = goal_tests(&goal, &baseline);
+        self.tests_protected = !run.success || !targets.is_empty();
         progress(&Progress::Tested {
             baseline: true,
             success: run.success,

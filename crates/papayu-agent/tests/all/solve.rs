@@ -368,6 +368,51 @@ fn a_change_that_rewrites_the_failing_tests_is_not_applied_and_the_code_is_fixed
     assert!(p.read("calc.py").contains("return a + b"));
 }
 
+#[test]
+fn while_the_tests_fail_a_narrowed_answer_may_not_name_a_test_file() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let fixed = json!({"summary": "add adds", "actions": [{"kind": "UPDATE_FILE", "path": "calc.py",
+        "content": CALC.replace("a - b", "a + b")}]});
+    let model = rt.block_on(Model::start(&[fixed]));
+    let mut agent = p.agent(
+        &model,
+        &[
+            ("PAPAYU_LLM_STRICT_JSON", "1"),
+            ("PAPAYU_PROTOCOL_VERSION", "3"),
+        ],
+    );
+    let report = rt
+        .block_on(agent.solve(
+            "fix: add() in calc.py subtracts, so test_calc.py fails",
+            &SolveOptions::default(),
+            None,
+            &no_progress,
+        ))
+        .unwrap();
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    let requests = rt.block_on(model.requests());
+    let schema = serde_json::to_string(&requests[0]["response_format"]).unwrap();
+    assert!(schema.contains("\"calc.py\""), "{schema}");
+    assert!(!schema.contains("\"test_calc.py\""), "{schema}");
+    // Outside a verified fix the shape names every file sent.
+    let model = rt.block_on(Model::start(&[
+        json!({"summary": "NO_CHANGES: fine", "actions": []}),
+    ]));
+    let mut agent = p.agent(
+        &model,
+        &[
+            ("PAPAYU_LLM_STRICT_JSON", "1"),
+            ("PAPAYU_PROTOCOL_VERSION", "3"),
+        ],
+    );
+    rt.block_on(agent.prepare_apply(Some("look at test_calc.py and calc.py"), &no_progress))
+        .unwrap();
+    let schema =
+        serde_json::to_string(&rt.block_on(model.requests())[0]["response_format"]).unwrap();
+    assert!(schema.contains("\"test_calc.py\""), "{schema}");
+}
+
 /// The `temperature` and `seed` a request body carries.
 fn sampling_of(body: &Value) -> (f64, Option<u64>) {
     (body["temperature"].as_f64().unwrap(), body["seed"].as_u64())
