@@ -315,10 +315,7 @@ impl Feedback {
         verdict: &Verdict,
         digest: &str,
     ) -> Feedback {
-        let reason = match verdict {
-            Verdict::NotVerified { reason, .. } => reason.as_str(),
-            Verdict::Verified { .. } => "",
-        };
+        let reason = why(verdict);
         Feedback {
             text: format!(
                 "Attempt {number} proposed EXACTLY the change attempt {earlier} tried, which was \
@@ -339,10 +336,7 @@ impl Feedback {
         digest: &str,
     ) -> Feedback {
         let diff = diff_of(preview);
-        let reason = match verdict {
-            Verdict::NotVerified { reason, .. } => reason.clone(),
-            Verdict::Verified { .. } => String::new(),
-        };
+        let reason = why(verdict);
         Feedback {
             text: format!(
                 "Attempt {number} was applied, tested and ROLLED BACK because {reason}.\n\
@@ -360,10 +354,7 @@ impl Feedback {
         verdict: &Verdict,
         path: &str,
     ) -> Feedback {
-        let reason = match verdict {
-            Verdict::NotVerified { reason, .. } => reason.as_str(),
-            Verdict::Verified { .. } => "",
-        };
+        let reason = why(verdict);
         Feedback {
             text: format!(
                 "Attempt {number} was NOT applied because {reason}.\n\
@@ -373,6 +364,14 @@ impl Feedback {
                 diff_of(preview).trim_end()
             ),
         }
+    }
+}
+
+/// Why a change was not verified (empty for a verified one).
+fn why(verdict: &Verdict) -> &str {
+    match verdict {
+        Verdict::NotVerified { reason, .. } => reason.as_str(),
+        Verdict::Verified { .. } => "",
     }
 }
 
