@@ -5,7 +5,9 @@
 //! answer with the function they changed; read literally, that deletes everything else. Reads
 //! the files papayu sent (only while they still hold the sent bytes); writes nothing. A content
 //! wrapped in a Markdown code fence (```` ```lang ```` … ```` ``` ````) is unwrapped first,
-//! unless the file itself starts with a fence.
+//! unless the file itself starts with a fence, and `N|` line numbers copied from a FILE block
+//! are removed; then a content that is a unified diff is applied as a patch, and one that
+//! rewrites a single block of the file (a function on one line) replaces that block (D59).
 
 use std::collections::BTreeMap;
 
