@@ -25,7 +25,7 @@ use crate::trace::{AttemptRecord, TraceRecord};
 pub const MAX_CONTEXT_ROUNDS: u32 = 2;
 
 /// A call that sent a file longer than this (bytes) asks for search/replace edits even when the
-/// configured style is `whole_file` (D59): about 3 000 tokens to copy, minutes on a small CPU.
+/// configured style is `whole_file` (D61): about 3 000 tokens to copy, minutes on a small CPU.
 pub const WHOLE_FILE_MAX_BYTES: u64 = 12_000;
 
 /// Codes that make an APPLY under v3 fall back to v2.
@@ -268,8 +268,8 @@ impl Agent {
         papayu_context::render_blocks(&blocks)
     }
 
-    /// Count assembled context in the trace and the context report, remember the files sent,
-    /// and return the rendered text.
+    /// Count assembled context in the trace and the context report, and remember the files
+    /// sent ([`shown`](Self::shown) renders it).
     fn record(call: &mut Call, assembled: &papayu_context::AssembledContext) {
         call.trace.context_stats.add(&assembled.stats);
         call.context.record(assembled);
