@@ -7,12 +7,13 @@
 //! wrapped in a Markdown code fence (```` ```lang ```` … ```` ``` ````) is unwrapped first,
 //! unless the file itself starts with a fence, and `N|` line numbers copied from a FILE block
 //! are removed; then a content that is a unified diff is applied as a patch, and one that
-//! rewrites a single block of the file (a function on one line) replaces that block (D59).
+//! rewrites a single block of the file (a function on one line) replaces that block (D59). A
+//! block's first line may be restated in the model's own words when it still defines the same
+//! name (`function f(a) {` as `const f = (a) => {`) and only one block of the file does (D62).
 
 use std::collections::BTreeMap;
 
 use camino::Utf8Path;
-use papayu_protocol::sha256_hex;
 use serde_json::Value;
 
 /// Alignments are computed for files and answers up to this many line pairs (a small model's
@@ -59,15 +60,12 @@ pub(crate) fn widen(
         ) else {
             continue;
         };
-        let Some(sha) = sent.get(path) else {
+        let Some(bytes) = sent
+            .get(path)
+            .and_then(|sha| super::sent_bytes(root, path, sha))
+        else {
             continue;
         };
-        let Ok(bytes) = fs_err::read(root.join(path)) else {
-            continue;
-        };
-        if sha256_hex(&bytes) != *sha {
-            continue;
-        }
         let Ok(file) = std::str::from_utf8(&bytes) else {
             continue;
         };
@@ -364,7 +362,88 @@ fn pair_score(f: &str, c: &str) -> Option<i32> {
     if a == b && !a.is_empty() {
         return Some(EQUAL - 1);
     }
-    (a.chars().filter(|ch| ch.is_alphanumeric()).count() >= 3 && alike(a, b)).then_some(ALIKE)
+    ((a.chars().filter(|ch| ch.is_alphanumeric()).count() >= 3 && alike(a, b))
+        || same_definition(a, b))
+    .then_some(ALIKE)
+}
+
+/// Both lines start a block (a `{`, or a trailing `:`) that defines the same name:
+/// `function transfer(ledger, from, to, amount, memo = '') {` rewritten as
+/// `const transfer = (ledger, from, to, amount, memo) => {`, or `def add(a, b):` as
+/// `def add(a: int, b: int) -> int:` — a signature the model restated in its own words.
+fn same_definition(a: &str, b: &str) -> bool {
+    let opens = |l: &str| l.contains('{') || l.trim_end().ends_with(':');
+    opens(a) && opens(b) && defined_name(a).is_some_and(|name| defined_name(b) == Some(name))
+}
+
+/// The name a line defines: the last word before its first `(`, `=`, `<` or `:`, when the words
+/// before it are declaration keywords or types (`export async function parse(`, `pub fn
+/// page<T>(`, `const transfer = (`, `def add(`, `class Account(`), and none of them is a
+/// statement keyword (`if (`, `match x(`, `return f(`). An `impl` line names no one thing.
+fn defined_name(line: &str) -> Option<&str> {
+    const STATEMENTS: &[&str] = &[
+        "if", "else", "elif", "for", "while", "loop", "do", "match", "switch", "case", "return",
+        "yield", "await", "new", "throw", "try", "catch", "except", "finally", "with", "not",
+        "and", "or", "in", "is", "lambda", "impl", "assert",
+    ];
+    const DECLARATIONS: &[&str] = &[
+        "function",
+        "async",
+        "export",
+        "default",
+        "const",
+        "let",
+        "var",
+        "def",
+        "class",
+        "fn",
+        "pub",
+        "static",
+        "public",
+        "private",
+        "protected",
+        "unsafe",
+        "extern",
+        "struct",
+        "enum",
+        "trait",
+        "mod",
+        "func",
+        "final",
+        "override",
+        "abstract",
+        "type",
+        "interface",
+        "get",
+        "set",
+        "crate",
+        "self",
+        "super",
+        "mut",
+        "void",
+    ];
+    let head = line.trim_start();
+    let head = match head.strip_prefix("pub(") {
+        Some(rest) => rest.split_once(')')?.1,
+        None => head,
+    };
+    let cut = head.find(['(', '=', '<', ':'])?;
+    if head[cut..].starts_with("::") || head[cut..].starts_with("==") {
+        return None;
+    }
+    let words: Vec<&str> = head[..cut]
+        .split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '$'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let name = *words.last()?;
+    let starts_like_a_name = name
+        .chars()
+        .next()
+        .is_some_and(|ch| ch.is_alphabetic() || ch == '_' || ch == '$');
+    (starts_like_a_name
+        && !DECLARATIONS.contains(&name)
+        && !words.iter().any(|w| STATEMENTS.contains(w)))
+    .then_some(name)
 }
 
 /// One line reads as an edited copy of the other: they share a prefix and a suffix covering
@@ -392,6 +471,7 @@ fn alike(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use papayu_protocol::sha256_hex;
 
     const SEMVER: &str = "// Versions.\nconst VERSION = /^v?(\\d+)$/;\n\nexport function parseVersion(text) {\n  const match = VERSION.exec(text.trim());\n  if (!match) {\n    throw new Error('bad');\n  }\n  return match.slice(1, 4);\n}\n\nexport function compareVersions(a, b) {\n  const left = parseVersion(a);\n  return left[0] - parseVersion(b)[0];\n}\n";
 
@@ -531,6 +611,72 @@ mod tests {
             "def add(a, b):\n    return a + b\n\n\ndef mean(v):\n    return sum(v) / len(v)\n"
         );
         assert_eq!(block(file, "def add(a, b):\nreturn a + b\n"), None);
+    }
+
+    const TRANSFER: &str = "'use strict';\n\n// Move money.\nfunction transfer(ledger, from, to, amount, memo = '') {\n  if (from.id === to.id) {\n    throw new Error('same account');\n  }\n  to.withdraw(amount);\n  from.deposit(amount);\n  return ledger.record(from.id, to.id, amount, memo);\n}\n\nmodule.exports = { transfer };\n";
+
+    #[test]
+    fn a_function_whose_signature_the_model_restated_replaces_that_function() {
+        // The fix, written as an arrow function: the file keeps its header and its export.
+        let arrow = "const transfer = (ledger, from, to, amount, memo) => {\n  if (from.id === to.id) {\n    throw new Error('same account');\n  }\n  from.withdraw(amount);\n  to.deposit(amount);\n  return ledger.record(from.id, to.id, amount, memo);\n}";
+        let (whole, region) = splice(TRANSFER, arrow).unwrap();
+        assert_eq!(region, 3..11);
+        assert!(whole.starts_with("'use strict';\n\n// Move money.\nconst transfer = ("));
+        assert!(whole.contains("  from.withdraw(amount);\n  to.deposit(amount);\n"));
+        assert!(whole.ends_with("}\n\nmodule.exports = { transfer };\n"));
+        // Rewritten on one line, it is read as that block.
+        let (whole, region) = block(
+            TRANSFER,
+            "const transfer = (ledger, from, to, amount) => { from.withdraw(amount); to.deposit(amount); }",
+        )
+        .unwrap();
+        assert_eq!(region, 3..11);
+        assert!(whole.ends_with("to.deposit(amount); }\n\nmodule.exports = { transfer };\n"));
+        // A Python signature given type hints.
+        let py = "import math\n\n\ndef add(a, b):\n    \"\"\"Sum.\"\"\"\n    return a - b\n\n\ndef mean(v):\n    return sum(v) / len(v)\n";
+        let (whole, region) =
+            block(py, "def add(a: int, b: int) -> int:\n    return a + b\n").unwrap();
+        assert_eq!(region, 3..6);
+        assert_eq!(
+            whole,
+            py.replace(
+                "def add(a, b):\n    \"\"\"Sum.\"\"\"\n    return a - b",
+                "def add(a: int, b: int) -> int:\n    return a + b"
+            )
+        );
+    }
+
+    #[test]
+    fn a_name_defined_twice_or_a_statement_is_no_signature() {
+        // Two blocks define `area`: which one the answer restates is not known.
+        let file = "class Square {\n  area(s) {\n    return s * s;\n  }\n}\n\nclass Circle {\n  area(r) {\n    return 3 * r;\n  }\n}\n";
+        assert_eq!(block(file, "area = (x) => {\n  return x;\n}"), None);
+        for (line, name) in [
+            (
+                "export async function parseVersion(text) {",
+                Some("parseVersion"),
+            ),
+            (
+                "pub(crate) fn page<T>(items: &[T]) -> usize {",
+                Some("page"),
+            ),
+            ("const transfer = (a, b) => {", Some("transfer")),
+            ("    def add(self, a: int) -> int:", Some("add")),
+            ("class Account(Base):", Some("Account")),
+            ("if (ready) {", None),
+            ("} else if (x == 1) {", None),
+            ("match parse(text) {", None),
+            ("impl fmt::Display for Money {", None),
+            ("return compute(a, b) {", None),
+            ("fn (x) {", None),
+        ] {
+            assert_eq!(defined_name(line), name, "{line}");
+        }
+        assert!(!same_definition("def add(a, b):", "add(1, 2)"));
+        assert!(same_definition(
+            "function transfer(ledger, from) {",
+            "const transfer = (ledger, from) => {"
+        ));
     }
 
     #[test]
