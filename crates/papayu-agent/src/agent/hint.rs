@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use camino::Utf8Path;
-use papayu_protocol::{ErrorCode, Violation, sha256_hex};
+use papayu_protocol::{ErrorCode, Violation};
 use serde_json::Value;
 
 /// Lines around the closest window shown on each side.
@@ -107,13 +107,12 @@ pub(super) fn edit_hints(
         let (Some(index), Some(path)) = (v.action_index, v.path.as_deref()) else {
             continue;
         };
-        let Some(sha) = sent.get(path) else { continue };
-        let Ok(bytes) = fs_err::read(root.join(path)) else {
+        let Some(bytes) = sent
+            .get(path)
+            .and_then(|sha| super::sent_bytes(root, path, sha))
+        else {
             continue;
         };
-        if sha256_hex(&bytes) != *sha {
-            continue;
-        }
         let file = String::from_utf8_lossy(&bytes);
         for wanted in missing_texts(&answer, index, &file) {
             if let Some(lines) = closest_lines(&file, &wanted) {
@@ -129,6 +128,7 @@ pub(super) fn edit_hints(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use papayu_protocol::sha256_hex;
 
     const CALC: &str = "\"\"\"A tiny calculator.\"\"\"\n\n\ndef add(a, b):\n    \"\"\"Return the sum of a and b.\"\"\"\n    return a - b\n\n\ndef mean(values):\n    return sum(values) / len(values)\n";
 

@@ -213,3 +213,11 @@ impl Agent {
         Ok(self.patch.history()?)
     }
 }
+
+/// The bytes of `path` in the project at `root`, when the file still holds what papayu sent the
+/// model (`sha`, the sha256 of the FILE block); `None` when it was changed, removed or cannot be
+/// read since. Readings of an answer (hints, retargeting, fragments) look only at these bytes.
+fn sent_bytes(root: &Utf8Path, path: &str, sha: &str) -> Option<Vec<u8>> {
+    let bytes = fs_err::read(root.join(path)).ok()?;
+    (papayu_protocol::sha256_hex(&bytes) == sha).then_some(bytes)
+}

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use camino::Utf8Path;
 use papayu_patch::engine::{EngineOptions, compute};
-use papayu_protocol::{Action, ActionKind, ErrorCode, Violation, sha256_hex};
+use papayu_protocol::{Action, ActionKind, ErrorCode, Violation};
 use serde_json::Value;
 
 /// The codes that say "this text is not in that file".
@@ -99,12 +99,9 @@ fn applies_to(
     action: &Action,
     opts: &EngineOptions,
 ) -> bool {
-    let Ok(bytes) = fs_err::read(root.join(path)) else {
+    let Some(bytes) = super::sent_bytes(root, path, sha) else {
         return false;
     };
-    if sha256_hex(&bytes) != sha {
-        return false;
-    }
     let mut moved = action.clone();
     moved.path = path.to_owned();
     moved.base_sha256 = Some(sha.to_owned());
@@ -114,6 +111,7 @@ fn applies_to(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use papayu_protocol::sha256_hex;
     use serde_json::json;
 
     fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, BTreeMap<String, String>) {
