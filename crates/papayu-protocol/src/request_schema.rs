@@ -79,6 +79,10 @@ pub struct RequestShape {
     pub context_requests: bool,
     /// Leave out `base_sha256`, an edit's `op` and `anchor`: papayu fills them in.
     pub papayu_fills: bool,
+    /// An APPLY answer must change something: at least one action (a verified fix while the
+    /// tests fail, where "nothing needs to change" cannot be the answer). It may still ask for
+    /// context alongside.
+    pub change_required: bool,
     /// At most this many actions.
     pub max_actions: u32,
     /// At most this many edits per EDIT_FILE.
@@ -99,6 +103,7 @@ impl Default for RequestShape {
             delete: false,
             context_requests: true,
             papayu_fills: true,
+            change_required: false,
             max_actions: 6,
             max_edits: 6,
             content_chars: 1_900,
@@ -234,7 +239,7 @@ impl RequestShape {
             1 => alternatives.remove(0),
             _ => json!({"anyOf": alternatives}),
         };
-        bounds.array(items, 0, self.max_actions)
+        bounds.array(items, u32::from(self.change_required), self.max_actions)
     }
 }
 

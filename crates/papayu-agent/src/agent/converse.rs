@@ -192,6 +192,9 @@ impl Agent {
             delete: true,
             context_requests: call.rounds < MAX_CONTEXT_ROUNDS,
             papayu_fills: true,
+            // While the tests fail, "nothing needs to change" cannot verify: every answer of a
+            // verified fix carries a change (D63).
+            change_required: self.tests_protected,
             ..RequestShape::default()
         })
     }

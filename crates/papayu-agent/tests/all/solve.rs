@@ -395,7 +395,13 @@ fn while_the_tests_fail_a_narrowed_answer_may_not_name_a_test_file() {
     let schema = serde_json::to_string(&requests[0]["response_format"]).unwrap();
     assert!(schema.contains("\"calc.py\""), "{schema}");
     assert!(!schema.contains("\"test_calc.py\""), "{schema}");
-    // Outside a verified fix the shape names every file sent.
+    // And it must change something: an empty answer cannot verify (D63).
+    assert_eq!(
+        actions_schema(&requests[0]["response_format"]).map(|a| &a["minItems"]),
+        Some(&json!(1)),
+        "{schema}"
+    );
+    // Outside a verified fix the shape names every file sent, and "no change" is an answer.
     let model = rt.block_on(Model::start(&[
         json!({"summary": "NO_CHANGES: fine", "actions": []}),
     ]));
@@ -411,6 +417,23 @@ fn while_the_tests_fail_a_narrowed_answer_may_not_name_a_test_file() {
     let schema =
         serde_json::to_string(&rt.block_on(model.requests())[0]["response_format"]).unwrap();
     assert!(schema.contains("\"test_calc.py\""), "{schema}");
+    let format = &rt.block_on(model.requests())[0]["response_format"];
+    assert!(
+        actions_schema(format).is_some_and(|a| a.get("minItems").is_none()),
+        "{schema}"
+    );
+}
+
+/// The schema of `actions` wherever a request's `response_format` nests the answer's schema.
+fn actions_schema(v: &Value) -> Option<&Value> {
+    match v {
+        Value::Object(map) => map
+            .get("properties")
+            .and_then(|p| p.get("actions"))
+            .or_else(|| map.values().find_map(actions_schema)),
+        Value::Array(items) => items.iter().find_map(actions_schema),
+        _ => None,
+    }
 }
 
 /// The `temperature` and `seed` a request body carries.

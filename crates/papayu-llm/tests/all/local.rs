@@ -79,6 +79,28 @@ fn grammar_is_made_for_every_version_with_bounds() {
 }
 
 #[test]
+fn a_required_change_becomes_a_grammar_without_the_empty_list() {
+    let mut shape = papayu_protocol::RequestShape {
+        edit: papayu_protocol::EditStyle::WholeFile,
+        files: vec!["calc.py".into()],
+        ..papayu_protocol::RequestShape::default()
+    };
+    let free = papayu_llm::gbnf_for_schema(&papayu_protocol::request_schema(&shape)).unwrap();
+    shape.change_required = true;
+    let required = papayu_llm::gbnf_for_schema(&papayu_protocol::request_schema(&shape)).unwrap();
+    // llama.cpp's converter writes an optional first item for a list that may be empty.
+    let actions = |g: &str| {
+        g.lines()
+            .find(|l| l.starts_with("actions ::="))
+            .map(str::to_owned)
+            .unwrap_or_default()
+    };
+    assert!(actions(&free).contains(")?"), "{free}");
+    assert!(!actions(&required).contains(")?"), "{required}");
+    assert!(actions(&required).contains("actions-item"), "{required}");
+}
+
+#[test]
 fn bounds_llama_cpp_would_refuse_are_config_errors() {
     let bounds = GrammarBounds {
         content_chars: 5_000,

@@ -54,6 +54,31 @@ fn without_files_only_creates_are_possible() {
 }
 
 #[test]
+fn a_required_change_rules_out_an_empty_answer() {
+    let mut shape = shape(EditStyle::WholeFile);
+    let empty = json!({"summary": "NO_CHANGES: fine", "actions": []});
+    let one = json!({"summary": "s", "actions": [
+        {"kind": "UPDATE_FILE", "path": "calc.py", "content": "x"}]});
+    for schema in [request_schema(&shape), compact_schema(&shape)] {
+        let v = jsonschema::draft7::new(&schema).unwrap();
+        assert!(v.is_valid(&empty) && v.is_valid(&one));
+    }
+    shape.change_required = true;
+    for schema in [request_schema(&shape), compact_schema(&shape)] {
+        assert_eq!(schema["properties"]["actions"]["minItems"], 1);
+        let v = jsonschema::draft7::new(&schema).unwrap();
+        assert!(!v.is_valid(&empty), "an empty answer passed");
+        assert!(v.is_valid(&one));
+    }
+    // A PLAN has no actions, required or not.
+    shape.apply = false;
+    assert_eq!(
+        request_schema(&shape)["properties"]["actions"]["maxItems"],
+        0
+    );
+}
+
+#[test]
 fn fill_in_puts_back_what_papayu_knows() {
     let sent = BTreeMap::from([("calc.py".to_owned(), "ab".repeat(32))]);
     let answer = r#"{"summary":"s","actions":[{"kind":"EDIT_FILE","path":"calc.py","edits":[{"before":"a - b","after":"a + b"}]},{"kind":"CREATE_FILE","path":"n.py","content":"x"}]}"#;
