@@ -32,8 +32,8 @@ pub use fanout::{
 };
 #[cfg(feature = "local")]
 pub use local::{
-    DEFAULT_LOCAL_CONTEXT, GrammarBounds, LocalConfig, LocalProvider, LocalStats,
-    MAX_GRAMMAR_REPETITION, PROMPT_CACHE_FILES, default_threads, gbnf, gbnf_for_schema,
+    DEFAULT_DRAFT_TOKENS, DEFAULT_LOCAL_CONTEXT, GrammarBounds, LocalConfig, LocalProvider,
+    LocalStats, MAX_GRAMMAR_REPETITION, PROMPT_CACHE_FILES, default_threads, gbnf, gbnf_for_schema,
     grammar_schema,
 };
 pub use model::{

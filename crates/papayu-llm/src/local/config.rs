@@ -41,7 +41,15 @@ pub struct LocalConfig {
     /// again. `None` (default) keeps the cache in memory only. At most
     /// [`PROMPT_CACHE_FILES`](super::PROMPT_CACHE_FILES) files are kept; a file that fails to load is removed.
     pub prompt_cache: Option<PathBuf>,
+    /// Most tokens proposed per step by prompt-lookup drafting: text the answer copies from
+    /// its prompt (a whole file with one line changed) is decoded several tokens per batch, each
+    /// kept only when the sampler picks it from its own position's logits. 0 turns it off
+    /// (default [`DEFAULT_DRAFT_TOKENS`]).
+    pub draft_tokens: u32,
 }
+
+/// Default [`LocalConfig::draft_tokens`].
+pub const DEFAULT_DRAFT_TOKENS: u32 = 16;
 
 impl LocalConfig {
     /// Defaults for `model_path`.
@@ -57,6 +65,7 @@ impl LocalConfig {
             bounds: GrammarBounds::default(),
             redact_outgoing: true,
             prompt_cache: None,
+            draft_tokens: DEFAULT_DRAFT_TOKENS,
         }
     }
 
@@ -118,6 +127,10 @@ pub struct LocalStats {
     /// Time spent generating after the prompt.
     #[serde(serialize_with = "ser_secs")]
     pub generation_time: Duration,
+    /// Tokens proposed by prompt-lookup drafting ([`LocalConfig::draft_tokens`]).
+    pub drafted_tokens: u32,
+    /// Proposed tokens the sampler took: generated without a decode step of their own.
+    pub accepted_drafts: u32,
 }
 
 fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {

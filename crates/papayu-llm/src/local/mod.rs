@@ -25,6 +25,7 @@
 //! length against the context, the grammar bounds.
 
 mod config;
+mod draft;
 mod grammar;
 mod model;
 mod prompt_cache;
@@ -35,7 +36,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-pub use config::{DEFAULT_LOCAL_CONTEXT, LocalConfig, LocalStats, default_threads};
+pub use config::{
+    DEFAULT_DRAFT_TOKENS, DEFAULT_LOCAL_CONTEXT, LocalConfig, LocalStats, default_threads,
+};
 pub use grammar::{GrammarBounds, MAX_GRAMMAR_REPETITION, gbnf, gbnf_for_schema, grammar_schema};
 pub use prompt_cache::PROMPT_CACHE_FILES;
 
@@ -165,6 +168,8 @@ impl LocalProvider {
             first_token_ms = stats.first_token.as_secs_f64() * 1000.0,
             prompt_tokens_per_s = stats.prompt_tokens_per_sec(),
             generated_tokens_per_s = stats.generated_tokens_per_sec(),
+            drafted_tokens = stats.drafted_tokens,
+            accepted_drafts = stats.accepted_drafts,
             elapsed_ms = elapsed.as_secs_f64() * 1000.0,
         );
         let completion = Completion {

@@ -16,6 +16,7 @@ use papayu_protocol::ProtocolVersion;
 
 use super::LocalProvider;
 use super::config::LocalStats;
+use super::draft::Drafter;
 use super::grammar::{gbnf, gbnf_for_schema};
 use super::model::backend;
 use crate::error::LlmError;
@@ -36,6 +37,19 @@ const CONTEXT_HEADROOM: u32 = 2_048;
 /// Prompt tokens decoded per llama.cpp batch.
 const PROMPT_BATCH: u32 = 512;
 
+/// Tokens proposed by the first draft of an answer; the window then doubles after a proposal
+/// taken whole and halves after one cut short, within 1..=[`LocalConfig::draft_tokens`].
+///
+/// [`LocalConfig::draft_tokens`]: super::LocalConfig::draft_tokens
+const DRAFT_START: usize = 4;
+
+/// Proposed and taken draft tokens of one answer.
+#[derive(Default)]
+struct DraftStats {
+    proposed: u32,
+    accepted: u32,
+}
+
 /// A llama.cpp context and the tokens whose KV state it holds (positions `0..cached.len()` of
 /// sequence 0).
 pub(super) struct Session {
@@ -51,6 +65,15 @@ impl Session {
     pub(super) fn clear(&mut self) {
         self.ctx.clear_kv_cache();
         self.cached.clear();
+    }
+
+    /// Whether the KV cache can drop positions past what it holds (a transformer's can; a
+    /// recurrent model's memory cannot), which drafting needs.
+    pub(super) fn can_drop_tail(&mut self) -> bool {
+        u32::try_from(self.cached.len())
+            .ok()
+            .and_then(|p| self.ctx.clear_kv_cache_seq(Some(0), Some(p), None).ok())
+            == Some(true)
     }
 
     /// Drop the KV state from position `keep` on.
@@ -283,20 +306,44 @@ impl LocalProvider {
             None
         };
 
+        // Prompt-lookup drafting (draft.rs): only where the KV cache can drop the positions of
+        // proposals the sampler does not take (every transformer; not recurrent models).
+        let draft_max = usize::try_from(self.config.draft_tokens).unwrap_or(0);
+        let mut drafter = (draft_max > 0 && session.can_drop_tail()).then(|| {
+            let escaped = serde_json::to_string(&String::from_utf8_lossy(&{
+                let mut text = Vec::new();
+                for t in tokens {
+                    vocab.token_to_piece_into(*t, &mut text, true, None);
+                }
+                text
+            }))
+            .unwrap_or_default();
+            let escaped = vocab.tokenize(escaped.as_bytes(), false, false);
+            Drafter::new(&[tokens, &escaped])
+        });
+        let mut window = draft_max.min(DRAFT_START);
+
         let generation_started = Instant::now();
-        let mut batch = LlamaBatch::new(1, 1);
+        let mut batch = LlamaBatch::new(1 + draft_max, 1);
         let mut first_token = None;
         let mut bytes: Vec<u8> = Vec::new();
         let mut chars = 0usize;
         let mut generated = 0u32;
+        let mut answer: Vec<LlamaToken> = Vec::new();
+        // The tokens decoded after the last sampled one (a proposal), how many of them the
+        // sampler has taken since, and the batch index whose logits give the next token.
+        let mut proposed: Vec<LlamaToken> = Vec::new();
+        let mut taken = 0usize;
+        let mut logits_at = -1i32;
+        let mut drafts = DraftStats::default();
         let mut finish_reason = "length";
         while generated < max_new {
             self.check_time(job, cancel)?;
             let token = match chain.as_mut() {
                 // `sample` also accepts the token into every sampler of the chain (the grammar
                 // included); accepting it again aborts the process.
-                Some(chain) => chain.sample(&session.ctx, -1),
-                None => self.greedy_constrained(&session.ctx, &mut constraint)?,
+                Some(chain) => chain.sample(&session.ctx, logits_at),
+                None => self.greedy_constrained(&session.ctx, logits_at, &mut constraint)?,
             };
             if first_token.is_none() {
                 first_token = Some(job.started.elapsed());
@@ -312,22 +359,64 @@ impl LocalProvider {
                 .filter(|b| (**b & 0xC0) != 0x80)
                 .count();
             generated += 1;
+            answer.push(token);
             if let Some(progress) = job.progress {
                 progress(chars);
             }
             if generated == max_new {
                 break;
             }
-            let pos = i32::try_from(session.cached.len()).unwrap_or(i32::MAX);
+            if proposed.get(taken) == Some(&token) {
+                // The sampler took the next proposed token: it is decoded already, and the
+                // logits after it are in the last batch.
+                taken += 1;
+                session.cached.push(token);
+                logits_at = i32::try_from(taken).unwrap_or(i32::MAX);
+                drafts.accepted += 1;
+                continue;
+            }
+            if taken < proposed.len() {
+                // The rest of the proposal is not the answer: drop it from the KV cache.
+                let keep = u32::try_from(session.cached.len()).unwrap_or(u32::MAX);
+                session
+                    .ctx
+                    .clear_kv_cache_seq(Some(0), Some(keep), None)
+                    .map_err(|e| self.inference_error(format!("cannot drop a draft: {e}")))?;
+                window = (window / 2).max(1);
+            } else if !proposed.is_empty() {
+                window = (window * 2).min(draft_max);
+            }
+            // Room left for proposals: the answer's token limit and the context.
+            let room = usize::try_from(max_new - generated - 1).unwrap_or(0);
+            proposed = match drafter.as_mut() {
+                Some(d) => d.propose(&answer, window.min(room)).to_vec(),
+                None => Vec::new(),
+            };
+            drafts.proposed += u32::try_from(proposed.len()).unwrap_or(0);
+            taken = 0;
+            let pos = session.cached.len();
             batch.clear();
-            batch
-                .add(token, pos, &[0], true)
-                .map_err(|e| self.inference_error(e.to_string()))?;
+            for (i, t) in std::iter::once(token)
+                .chain(proposed.iter().copied())
+                .enumerate()
+            {
+                batch
+                    .add(t, i32::try_from(pos + i).unwrap_or(i32::MAX), &[0], true)
+                    .map_err(|e| self.inference_error(e.to_string()))?;
+            }
             session
                 .ctx
                 .decode(&mut batch)
                 .map_err(|e| self.inference_error(format!("decode failed: {e}")))?;
             session.cached.push(token);
+            logits_at = 0;
+        }
+        if taken < proposed.len() {
+            // Stopped inside a proposal: the KV cache keeps only what the answer holds.
+            let keep = u32::try_from(session.cached.len()).unwrap_or(u32::MAX);
+            if session.ctx.clear_kv_cache_seq(Some(0), Some(keep), None) != Ok(true) {
+                session.clear();
+            }
         }
         let stats = LocalStats {
             prompt_tokens: n_prompt,
@@ -337,6 +426,8 @@ impl LocalProvider {
             prompt_time,
             first_token: first_token.unwrap_or_else(|| job.started.elapsed()),
             generation_time: generation_started.elapsed(),
+            drafted_tokens: drafts.proposed,
+            accepted_drafts: drafts.accepted,
         };
         Ok(Generated {
             text: String::from_utf8_lossy(&bytes).into_owned(),
@@ -358,9 +449,10 @@ impl LocalProvider {
     fn greedy_constrained(
         &self,
         ctx: &LlamaContext<'_>,
+        at: i32,
         grammar: &mut LlamaSampler,
     ) -> Result<LlamaToken, LlmError> {
-        let logits = ctx.get_logits_ith(-1);
+        let logits = ctx.get_logits_ith(at);
         let best = argmax(logits.iter().copied())
             .ok_or_else(|| self.inference_error("the model produced no logits"))?;
         let token = LlamaToken::new(i32::try_from(best).unwrap_or(0));
@@ -370,7 +462,7 @@ impl LocalProvider {
         let token = if single.data.first().is_some_and(|d| d.logit().is_finite()) {
             token
         } else {
-            let mut all = ctx.token_data_array_ith(-1);
+            let mut all = ctx.token_data_array_ith(at);
             all.apply_sampler(grammar);
             let i = argmax(all.data.iter().map(LlamaTokenData::logit))
                 .filter(|i| all.data[*i].logit().is_finite())

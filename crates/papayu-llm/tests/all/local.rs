@@ -376,6 +376,53 @@ fn the_kept_context_decodes_only_what_is_new_and_answers_the_same() {
 }
 
 #[test]
+fn drafting_from_the_prompt_takes_copied_tokens_and_keeps_answers_valid() {
+    // A goal whose answer copies text from the prompt: drafting proposes it.
+    let text =
+        "The quick brown fox jumps over the lazy dog. Pack my box with five dozen liquor jugs.";
+    let goal = format!("Create a file notes.txt whose content is exactly this text: {text}");
+    let req = request(ProtocolVersion::V2, &goal).max_tokens(300);
+    let mut plain = LocalConfig::new(model());
+    plain.max_tokens = 1536;
+    plain.timeout = Duration::from_secs(240);
+    plain.draft_tokens = 0;
+    let plain = LocalProvider::new(plain).unwrap();
+    let drafting = provider();
+    assert!(drafting.config().draft_tokens > 0);
+    let (without, s) = answer(&plain, &req);
+    assert_eq!((s.drafted_tokens, s.accepted_drafts), (0, 0), "{s:?}");
+    let (with, s) = answer(&drafting, &req);
+    assert!(with.contains("quick brown fox"), "{with}");
+    assert!(
+        s.accepted_drafts > 0,
+        "nothing was taken from a draft: {s:?}"
+    );
+    assert!(
+        s.accepted_drafts <= s.drafted_tokens && s.accepted_drafts < s.generated_tokens,
+        "{s:?}"
+    );
+    // The same first tokens (a later near-tie may part: batches sum in another order).
+    let opening = |t: &str| t.chars().take(40).collect::<String>();
+    assert_eq!(opening(&with), opening(&without), "{with}\n---\n{without}");
+    // Proposals the sampler refused left nothing behind in the kept context: the same
+    // request again reuses the prompt and answers the same.
+    let (again, s) = answer(&drafting, &req);
+    assert_eq!(s.cached_prompt_tokens, s.prompt_tokens - 1, "{s:?}");
+    assert_eq!(again, with);
+    // Drawn at a temperature, proposals go through the same sampler: still schema-valid.
+    let drawn = req.clone().sampled(Sampling {
+        temperature: 0.8,
+        seed: 7,
+    });
+    let (c, s) = drafting
+        .complete_blocking(&drawn, &AtomicBool::new(false))
+        .unwrap();
+    assert_eq!(c.finish_reason.as_deref(), Some("stop"), "{}", c.text);
+    check_answer(&c.text, ProtocolVersion::V2, None).unwrap();
+    assert!(s.drafted_tokens > 0, "{s:?}");
+}
+
+#[test]
 fn a_cancelled_generation_leaves_no_stale_state_behind() {
     let provider = provider();
     let req = request(ProtocolVersion::V2, PROMPTS[1]).max_tokens(200);
