@@ -1,5 +1,5 @@
 //! Prompt-lookup drafting (`LocalConfig::draft_tokens`) on whole-file answers: the default model
-//! (Qwen2.5-Coder-1.5B) rewrites a file of the task corpus with and without drafting, and the
+//! (Qwen2.5-Coder-1.5B) rewrites a file of the task corpus with and without drafting (16), and the
 //! bench prints wall time, generated tokens/s, how many proposed tokens the sampler took, and
 //! whether the two answers are the same text.
 //!
@@ -104,6 +104,7 @@ fn main() {
     }
     let mut plain = config.clone();
     plain.draft_tokens = 0;
+    config.draft_tokens = 16;
     let drafting = LocalProvider::new(config).unwrap();
     let plain = LocalProvider::new(plain).unwrap();
     let cancel = AtomicBool::new(false);

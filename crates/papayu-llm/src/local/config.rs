@@ -44,12 +44,13 @@ pub struct LocalConfig {
     /// Most tokens proposed per step by prompt-lookup drafting: text the answer copies from
     /// its prompt (a whole file with one line changed) is decoded several tokens per batch, each
     /// kept only when the sampler picks it from its own position's logits. 0 turns it off
-    /// (default [`DEFAULT_DRAFT_TOKENS`]).
+    /// (default [`DEFAULT_DRAFT_TOKENS`]: off, since it gains nothing on a quiet machine; 16 is
+    /// up to 2.3× faster beside a busy neighbour, see docs/BENCHMARKS.md).
     pub draft_tokens: u32,
 }
 
 /// Default [`LocalConfig::draft_tokens`].
-pub const DEFAULT_DRAFT_TOKENS: u32 = 16;
+pub const DEFAULT_DRAFT_TOKENS: u32 = 0;
 
 impl LocalConfig {
     /// Defaults for `model_path`.
