@@ -431,19 +431,23 @@ fn defined_name(line: &str) -> Option<&str> {
     if head[cut..].starts_with("::") || head[cut..].starts_with("==") {
         return None;
     }
-    let words: Vec<&str> = head[..cut]
+    // Called for line pairs of the alignment's inner loop: no allocation.
+    let words = head[..cut]
         .split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '$'))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let name = *words.last()?;
+        .filter(|w| !w.is_empty());
+    let mut name = None;
+    for w in words {
+        if STATEMENTS.contains(&w) {
+            return None;
+        }
+        name = Some(w);
+    }
+    let name = name?;
     let starts_like_a_name = name
         .chars()
         .next()
         .is_some_and(|ch| ch.is_alphabetic() || ch == '_' || ch == '$');
-    (starts_like_a_name
-        && !DECLARATIONS.contains(&name)
-        && !words.iter().any(|w| STATEMENTS.contains(w)))
-    .then_some(name)
+    (starts_like_a_name && !DECLARATIONS.contains(&name)).then_some(name)
 }
 
 /// One line reads as an edited copy of the other: they share a prefix and a suffix covering
