@@ -47,7 +47,8 @@ struct TaskResult {
     solved: bool,
     unchanged: bool,
     attempts: u64,
-    /// Changes drawn over all attempts (an attempt draws several with the in-process model).
+    /// Changes drawn over all attempts (an attempt draws several with the in-process model);
+    /// parts of a rejected change tried alone are not counted.
     changes: u64,
     model_calls: u64,
     input_tokens: u64,
@@ -64,14 +65,20 @@ struct TaskResult {
 }
 
 /// How one attempt of papayu's `--json` report ended (see [`TaskResult::endings`]).
+/// A part of a rejected change tried alone (D65) ends as `part_` and the same word.
 fn ending(attempt: &Value) -> String {
+    let part = if attempt["part"].is_object() {
+        "part_"
+    } else {
+        ""
+    };
     if let Some(code) = attempt["error"]["code"].as_str() {
-        return code.to_owned();
+        return format!("{part}{code}");
     }
-    attempt["verdict"]["verdict"]
-        .as_str()
-        .unwrap_or("-")
-        .to_owned()
+    format!(
+        "{part}{}",
+        attempt["verdict"]["verdict"].as_str().unwrap_or("-")
+    )
 }
 
 impl TaskResult {
@@ -232,7 +239,12 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
             .filter(|(path, code)| tests_after.get(*path) != Some(code))
             .map(|(path, _)| path.clone())
             .collect();
-        let changes = doc["attempts"].as_array().map_or(0, |a| a.len() as u64);
+        let changes = doc["attempts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|a| !a["part"].is_object())
+            .count() as u64;
         let attempts = doc["attempts"]
             .as_array()
             .into_iter()

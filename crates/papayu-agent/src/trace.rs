@@ -224,6 +224,10 @@ pub struct TraceRecord {
     /// kept`) or unwrapped from a code fence (`path: unfenced`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub widened_updates: Vec<String>,
+    /// This change is part of a rejected change, tried alone (D65): the rejected change's
+    /// trace and the hunks kept (`hunks 3 of 4 of <trace id>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part_of: Option<String>,
     /// Every model call.
     pub attempts: Vec<AttemptRecord>,
     /// Files whose content was sent, with sha256.

@@ -427,6 +427,55 @@ impl Agent {
         }
     }
 
+    /// A part of `parent`'s change ([`super::parts`]), validated and previewed like any plan,
+    /// with its own trace that names the parent and the hunks it keeps.
+    pub(super) fn preview_part(
+        &self,
+        parent: &ApplyPreview,
+        part: &super::parts::Part,
+    ) -> Result<ApplyPreview, AgentError> {
+        let version = parent.plan.version();
+        let root = self.root.clone();
+        let exists = |p: &RelPath| fs_err::symlink_metadata(root.join(p.as_str())).is_ok();
+        let ctx = Context::new(version)
+            .with_mode(Mode::Apply)
+            .with_exists(&exists);
+        let plan = papayu_validate::check_text(&part.document, &ctx, &self.policy)
+            .into_plan()
+            .map_err(|rejected| {
+                let violations = rejected.into_violations();
+                AgentError::Rejected {
+                    stage: Stage::of(&violations),
+                    violations,
+                }
+            })?;
+        let options = ApplyOptions::default().normalize_eol_lf(self.config.normalize_eol_lf);
+        let preview = self.patch.transaction(&plan).options(options).preview()?;
+        let mut trace = parent.trace.clone();
+        trace.trace_id = super::new_trace_id();
+        trace.validated_json = serde_json::from_str(&part.document).ok();
+        trace.part_of = Some(format!(
+            "hunks {} of {} of {}",
+            part.hunks
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            part.of,
+            parent.trace_id
+        ));
+        Ok(ApplyPreview {
+            trace_id: trace.trace_id.clone(),
+            actions: action_views(&plan),
+            deletes: delete_paths(&plan),
+            preview,
+            trace_file: None,
+            plan,
+            trace,
+            ..parent.clone()
+        })
+    }
+
     /// Validate and preview a plan document (a model answer as text, e.g. a file the user
     /// opened) without asking the model, like `papayu preview`: blocked actions stay in the
     /// preview with their error, so a frontend can show them and apply the others with

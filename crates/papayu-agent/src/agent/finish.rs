@@ -65,6 +65,7 @@ impl Agent {
             repair_injected_paths: Vec::new(),
             retargeted_edits: Vec::new(),
             widened_updates: Vec::new(),
+            part_of: None,
             attempts: Vec::new(),
             sent_files: BTreeMap::new(),
             online_sources: Vec::new(),

@@ -22,6 +22,7 @@ mod finish;
 mod fragment;
 mod hint;
 mod observe;
+mod parts;
 mod plan;
 mod retarget;
 mod solve;
@@ -34,9 +35,9 @@ pub use converse::{
 pub use finish::new_trace_id;
 pub use observe::{AgentEvent, AgentObserver};
 pub use solve::{
-    AttemptError, AttemptView, BaselineView, ConfirmFn, DEFAULT_ATTEMPTS,
-    DEFAULT_RETRY_TEMPERATURE, DEFAULT_TEST_TIMEOUT, LOCAL_DRAWS, REPEAT_REDRAWS, SolveOptions,
-    SolveOutcome, SolveReport, Usage, strip_mode_prefix,
+    AttemptError, AttemptView, BaselineView, ConfirmFn, DEFAULT_ATTEMPTS, DEFAULT_PARTS,
+    DEFAULT_RETRY_TEMPERATURE, DEFAULT_TEST_TIMEOUT, LOCAL_DRAWS, PartView, REPEAT_REDRAWS,
+    SolveOptions, SolveOutcome, SolveReport, Usage, strip_mode_prefix,
 };
 pub use views::{
     ActionView, ApplyOutcome, ApplyPreview, ChatTurn, ContextReport, DroppedBlock, FallbackInfo,

@@ -35,6 +35,9 @@ pub const LOCAL_DRAWS: u32 = 3;
 /// within one attempt before the attempt counts as that repeat.
 pub const REPEAT_REDRAWS: u32 = 2;
 
+/// Parts of a rejected change tried alone by default (see [`SolveOptions::parts`]).
+pub const DEFAULT_PARTS: u32 = 3;
+
 /// Characters of failing test output the model is shown.
 const FEEDBACK_CHARS: usize = 3_000;
 
@@ -63,6 +66,11 @@ pub struct SolveOptions {
     /// model answers the same prompt the same way, so a retry at the configured temperature 0
     /// mostly repeats the rejected fix. 0 keeps every call as configured.
     pub retry_temperature: f32,
+    /// When the tests reject a change made of whole-file updates, at most this many smaller
+    /// sets of its hunks are tried, each as its own tested transaction (default
+    /// [`DEFAULT_PARTS`]; 0: none). A small model's rewrite often holds the right fix beside
+    /// lines it changed by accident (D65).
+    pub parts: u32,
 }
 
 impl Default for SolveOptions {
@@ -75,6 +83,7 @@ impl Default for SolveOptions {
             draws: None,
             cancel: None,
             retry_temperature: DEFAULT_RETRY_TEMPERATURE,
+            parts: DEFAULT_PARTS,
         }
     }
 }
@@ -117,6 +126,12 @@ impl SolveOptions {
         } else {
             0.0
         };
+        self
+    }
+
+    /// Try at most `n` parts of each rejected change (0: none).
+    pub fn parts(mut self, n: u32) -> Self {
+        self.parts = n;
         self
     }
 
@@ -220,6 +235,17 @@ pub struct AttemptView {
     /// Answers of this attempt that repeated a change the tests had already rejected and were
     /// drawn again, untested.
     pub redrawn: u32,
+    /// Set when this change is part of the draw's rejected change, tried alone (D65).
+    pub part: Option<PartView>,
+}
+
+/// Which hunks of a rejected change a part keeps.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartView {
+    /// The hunks kept, 1-based in file order.
+    pub hunks: Vec<usize>,
+    /// Hunks of the whole change.
+    pub of: usize,
 }
 
 /// Model calls and tokens over a whole run.
@@ -577,6 +603,7 @@ impl Agent {
                         feedback: Some(f.text.clone()),
                         sampling: options.sampling(number, draw, redrawn),
                         redrawn,
+                        part: None,
                     });
                     feedback = Some(f);
                     continue;
@@ -595,6 +622,7 @@ impl Agent {
                 feedback: None,
                 sampling,
                 redrawn,
+                part: None,
             };
             if preview.no_changes {
                 if baseline.exit_ok && targets.is_empty() {
@@ -730,8 +758,89 @@ impl Agent {
                         });
                     }
                     attempt.feedback = Some(f.text.clone());
+                    let (sampling, tested) = (attempt.sampling, attempt.verdict.is_some());
                     report.attempts.push(attempt);
                     feedback = Some(f);
+                    // The tests rejected the change as a whole: its parts may still fix it
+                    // (D65); each is tested as its own transaction, and the model is told
+                    // about the whole change only.
+                    let parts = if tested {
+                        super::parts::parts(&self.root, &preview.plan, options.parts as usize)
+                    } else {
+                        Vec::new()
+                    };
+                    for part in parts {
+                        if cancelled() {
+                            return Err(AgentError::Apply(papayu_patch::ApplyError::Cancelled));
+                        }
+                        let Ok(piece) = self.preview_part(&preview, &part) else {
+                            continue;
+                        };
+                        let diff = diff_of(&piece);
+                        if piece.preview.summary.blocked > 0 || rejected.iter().any(|r| r.1 == diff)
+                        {
+                            continue;
+                        }
+                        let mut view = AttemptView {
+                            number,
+                            draw,
+                            trace_id: Some(piece.trace_id.clone()),
+                            summary: piece.summary.clone(),
+                            actions: piece.actions.clone(),
+                            diff,
+                            verdict: None,
+                            error: None,
+                            feedback: None,
+                            sampling,
+                            redrawn,
+                            part: Some(PartView {
+                                hunks: part.hunks.clone(),
+                                of: part.of,
+                            }),
+                        };
+                        if let Some(confirm) = confirm
+                            && !confirm(&piece)
+                        {
+                            report.attempts.push(view);
+                            report.outcome = SolveOutcome::Declined;
+                            return Ok(self.finish_report(report));
+                        }
+                        progress(&Progress::Part {
+                            hunks: part.hunks.clone(),
+                            of: part.of,
+                        });
+                        progress(&Progress::Testing {
+                            command: test.command.clone(),
+                            baseline: false,
+                        });
+                        let applied =
+                            self.apply_verified(&piece, &test.command, &judged, options, progress);
+                        let judged_as = verdict.lock().ok().and_then(|mut v| v.take());
+                        view.verdict = judged_as.as_ref().map(|(v, _)| v.clone());
+                        match applied {
+                            Ok(outcome) => {
+                                report.attempts.push(view);
+                                report.applied = Some(outcome);
+                                report.outcome = SolveOutcome::Verified;
+                                return Ok(self.finish_report(report));
+                            }
+                            Err(AgentError::Apply(e)) if e.code() != ErrorCode::Cancelled => {
+                                match judged_as {
+                                    Some((v, digest)) => {
+                                        rejected.push((number, view.diff.clone(), v, digest))
+                                    }
+                                    None => {
+                                        view.error = Some(AttemptError {
+                                            code: e.code(),
+                                            message: e.to_string(),
+                                        })
+                                    }
+                                }
+                                report.attempts.push(view);
+                            }
+                            Err(e) => return Err(e),
+                        }
+                    }
                 }
                 Err(e) => return Err(e),
             }
@@ -772,6 +881,7 @@ impl Agent {
             feedback: None,
             sampling: None,
             redrawn: 0,
+            part: None,
         };
         if preview.no_changes {
             report.attempts.push(attempt);

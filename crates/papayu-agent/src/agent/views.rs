@@ -214,6 +214,14 @@ pub enum Progress {
         /// Wall time.
         duration_ms: u64,
     },
+    /// The tests rejected a change; a part of it is tried alone (D65): the hunks it keeps
+    /// (1-based, in file order) of how many.
+    Part {
+        /// The hunks kept.
+        hunks: Vec<usize>,
+        /// Hunks of the whole change.
+        of: usize,
+    },
     /// An attempt at a goal begins ([`crate::Agent::solve`]).
     Attempt {
         /// 1-based.

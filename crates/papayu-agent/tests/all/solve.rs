@@ -625,3 +625,133 @@ fn the_repair_of_a_drawn_answer_is_not_drawn() {
     assert_eq!(sampling_of(&requests[2]), (0.0, None));
     assert_eq!(messages(&requests[2]).len(), 4, "the repair turn");
 }
+
+/// calc.py rewritten whole: add() fixed when `fix` (else multiplying), mean() broken when
+/// `drift`.
+fn rewrite(fix: bool, drift: bool) -> Value {
+    let mut content = CALC.replace(
+        "return a - b",
+        if fix { "return a + b" } else { "return a * b" },
+    );
+    if drift {
+        content = content.replace("sum(values) / len(values)", "sum(values)");
+    }
+    json!({
+        "actions": [{"kind": "UPDATE_FILE", "path": "calc.py", "content": content}],
+        "summary": "calc.py rewritten"
+    })
+}
+
+/// [`solve_recording`] under protocol v3 (whole-file updates of existing files), traced.
+fn solve_v3(
+    p: &Project,
+    model: &Model,
+    options: &SolveOptions,
+    record: papayu_agent::ProgressFn<'_>,
+) -> papayu_agent::SolveReport {
+    let env = [("PAPAYU_PROTOCOL_VERSION", "3"), ("PAPAYU_TRACE", "1")];
+    let mut agent = p.agent(model, &env);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(agent.solve("fix add()", options, None, record))
+        .unwrap()
+}
+
+#[test]
+fn a_rewrite_that_fixes_and_breaks_something_else_is_kept_as_its_fixing_part() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[rewrite(true, true)]));
+    let events = std::sync::Mutex::new(Vec::new());
+    let record = |e: &Progress| events.lock().unwrap().push(e.clone());
+    let report = solve_v3(&p, &model, &SolveOptions::default(), &record);
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    // One model call: the whole change was rejected (mean() regressed), its first hunk alone
+    // verified.
+    assert_eq!(report.usage.model_calls, 1);
+    assert_eq!(report.attempts.len(), 2, "{report:#?}");
+    assert!(matches!(
+        &report.attempts[0].verdict,
+        Some(Verdict::NotVerified { regressed, .. }) if regressed == &["test_calc.CalcTest.test_mean"]
+    ));
+    assert_eq!(report.attempts[0].part, None);
+    let part = &report.attempts[1];
+    assert_eq!(
+        part.part,
+        Some(papayu_agent::PartView {
+            hunks: vec![1],
+            of: 2
+        })
+    );
+    assert_eq!((part.number, part.draw), (1, 1));
+    assert!(matches!(&part.verdict, Some(Verdict::Verified { .. })));
+    assert!(part.diff.contains("+    return a + b"), "{}", part.diff);
+    assert!(!part.diff.contains("return sum(values)\n"), "{}", part.diff);
+    assert_eq!(
+        p.read("calc.py"),
+        CALC.replace("return a - b", "return a + b")
+    );
+    assert!(events.lock().unwrap().contains(&Progress::Part {
+        hunks: vec![1],
+        of: 2
+    }));
+    // The part has its own trace, which names the change it came from.
+    let trace = std::fs::read_to_string(p.dir.path().join(format!(
+        ".papa-yu/traces/{}.json",
+        part.trace_id.as_deref().unwrap()
+    )))
+    .unwrap();
+    let trace: Value = serde_json::from_str(&trace).unwrap();
+    let parent = report.attempts[0].trace_id.as_deref().unwrap();
+    assert_eq!(trace["part_of"], format!("hunks 1 of 2 of {parent}"));
+    assert_eq!(trace["apply"]["outcome"], "applied");
+}
+
+#[test]
+fn parts_that_do_not_verify_are_rolled_back_and_the_model_hears_of_the_whole_change() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // Neither hunk fixes add(): the whole change and both parts fail; attempt 2 is right.
+    let model = rt.block_on(Model::start(&[rewrite(false, true), rewrite(true, false)]));
+    let runs = std::sync::Mutex::new(0);
+    let report = solve_v3(
+        &p,
+        &model,
+        &SolveOptions::default().draws(1),
+        &count_test_runs(&runs),
+    );
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    let parts: Vec<_> = report
+        .attempts
+        .iter()
+        .filter_map(|a| a.part.as_ref().map(|p| p.hunks.clone()))
+        .collect();
+    assert_eq!(parts, [vec![1], vec![2]], "{report:#?}");
+    // Baseline, the whole change, its two parts, attempt 2.
+    assert_eq!(*runs.lock().unwrap(), 5);
+    let requests = rt.block_on(model.requests());
+    assert_eq!(requests.len(), 2);
+    let second = &messages(&requests[1])[1].1;
+    assert!(second.contains("+    return a * b"), "{second}");
+    assert!(second.contains("+    return sum(values)"), "{second}");
+}
+
+#[test]
+fn with_parts_off_or_none_verifying_the_project_is_exactly_as_it_was() {
+    for parts in [0, 3] {
+        let p = calc_project();
+        let before = tree(&p);
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let model = rt.block_on(Model::start(&[rewrite(false, true)]));
+        let options = SolveOptions::default().attempts(1).draws(1).parts(parts);
+        let report = solve_v3(&p, &model, &options, &no_progress);
+        assert_eq!(report.outcome, SolveOutcome::NotSolved, "{report:#?}");
+        let tried = report.attempts.iter().filter(|a| a.part.is_some()).count();
+        assert_eq!(tried, if parts == 0 { 0 } else { 2 }, "{report:#?}");
+        assert_eq!(tree(&p), before);
+        let agent = p.agent(&model, &[]);
+        assert!(agent.history().unwrap().undo.is_empty());
+    }
+}

@@ -43,6 +43,9 @@ pub struct Args {
     /// Changes drawn and tested per attempt (default: as `papayu run`).
     #[arg(long, value_name = "N")]
     pub draws: Option<u32>,
+    /// Smaller sets of a rejected change's hunks tried at most (default: as `papayu run`).
+    #[arg(long, value_name = "N", default_value_t = papayu_agent::DEFAULT_PARTS)]
+    pub parts: u32,
 }
 
 fn outcome_name(outcome: SolveOutcome) -> &'static str {
@@ -76,6 +79,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     let mut options = SolveOptions::default()
         .attempts(args.attempts)
         .retry_temperature(args.retry_temperature)
+        .parts(args.parts)
         .confirmed_deletes(true)
         .test_timeout(Duration::from_secs(300));
     if let Some(t) = &args.test {

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 use papayu_agent::{
-    ApplyOutcome, ApplyPreview, DEFAULT_ATTEMPTS, DEFAULT_RETRY_TEMPERATURE, SolveOptions,
-    SolveOutcome, SolveReport, TestCommandSource, Verdict,
+    ApplyOutcome, ApplyPreview, DEFAULT_ATTEMPTS, DEFAULT_PARTS, DEFAULT_RETRY_TEMPERATURE,
+    SolveOptions, SolveOutcome, SolveReport, TestCommandSource, Verdict,
 };
 use papayu_protocol::ErrorCode;
 
@@ -40,6 +40,11 @@ pub struct Args {
     /// in-process model, which then only generates each answer; 1 over the network).
     #[arg(long, value_name = "N")]
     pub draws: Option<u32>,
+    /// When the tests reject a change of whole-file updates, try at most this many smaller
+    /// sets of its hunks, each tested on its own (0: none). A small model's rewrite often
+    /// holds the fix beside lines it changed by accident.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_PARTS)]
+    pub parts: u32,
     /// Timeout of each test run, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub test_timeout: u64,
@@ -75,6 +80,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
     let mut options = SolveOptions::default()
         .attempts(args.attempts)
         .retry_temperature(args.retry_temperature)
+        .parts(args.parts)
         .confirmed_deletes(args.yes)
         .test_timeout(Duration::from_secs(args.test_timeout.max(1)));
     if let Some(t) = &args.test {
@@ -263,14 +269,25 @@ fn print_report(report: &SolveReport, diffs_shown: bool) {
         } else {
             format!(" [{}]", what.join(", "))
         };
+        let number = if drawn {
+            format!("{}.{}", a.number, a.draw)
+        } else {
+            a.number.to_string()
+        };
         println!(
             "{}",
             crate::tr!(
                 "run-attempt",
-                number = if drawn {
-                    format!("{}.{}", a.number, a.draw)
-                } else {
-                    a.number.to_string()
+                number = match &a.part {
+                    None => number,
+                    Some(p) => format!(
+                        "{number} ({})",
+                        crate::tr!(
+                            "run-part",
+                            hunks = crate::term::progress::hunk_list(&p.hunks),
+                            of = p.of
+                        )
+                    ),
                 },
                 what = what,
                 result = result

@@ -255,6 +255,7 @@ fn stage(p: &Progress) -> Option<String> {
             failing = *failing
         ),
         Progress::Attempt { number, of } => tr!("stage-attempt", number = *number, of = *of),
+        Progress::Part { hunks, of } => tr!("stage-part", hunks = hunk_list(hunks), of = *of),
         Progress::Applying { done, total, item } => tr!(
             "stage-applying",
             done = *done,
@@ -263,6 +264,15 @@ fn stage(p: &Progress) -> Option<String> {
         ),
         _ => return None,
     })
+}
+
+/// `1, 3` for hunks 1 and 3 of a part.
+pub(crate) fn hunk_list(hunks: &[usize]) -> String {
+    hunks
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
