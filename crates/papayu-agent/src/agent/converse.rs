@@ -434,6 +434,7 @@ impl Agent {
                             fenced = w.fenced,
                             numbered = w.numbered,
                             as_patch = w.as_patch,
+                            added = w.added,
                         );
                         progress(&Progress::Widened {
                             path: w.path.clone(),
@@ -443,8 +444,14 @@ impl Agent {
                             fenced: w.fenced,
                             numbered: w.numbered,
                             as_patch: w.as_patch,
+                            added: w.added,
                         });
-                        call.trace.widened_updates.push(if w.as_patch {
+                        call.trace.widened_updates.push(if w.added {
+                            format!(
+                                "{}: a new definition, added before line {}",
+                                w.path, w.first
+                            )
+                        } else if w.as_patch {
                             format!("{}: applied as a patch", w.path)
                         } else if w.kept == 0 {
                             format!(

@@ -39,6 +39,9 @@ pub(crate) struct Widened {
     /// The content was a unified diff of the file (its hunks, with or without headers), applied
     /// as a patch; `first..=last` is then the whole file.
     pub(crate) as_patch: bool,
+    /// The content was a new definition, added to the file before line `first` (D66);
+    /// nothing of the file is replaced (`last` is `first - 1`).
+    pub(crate) added: bool,
 }
 
 /// The answer with every UPDATE_FILE that is a fragment of a sent file (see the module docs)
@@ -74,16 +77,17 @@ pub(crate) fn widen(
         let unnumbered = unnumber(content);
         let content = unnumbered.as_deref().unwrap_or(content);
         let n = file.split_inclusive('\n').count();
-        let (whole, region, as_patch) = if let Some(patched) = as_diff(path, file, content) {
-            (patched, 0..n, true)
+        let (whole, region, as_patch, added) = if let Some(patched) = as_diff(path, file, content) {
+            (patched, 0..n, true, false)
+        } else if let Some((whole, region)) = splice(file, content).or_else(|| block(file, content))
+        {
+            (whole, region, false, false)
+        } else if let Some((whole, region)) = super::addition::addition(path, file, content) {
+            (whole, region, false, true)
+        } else if unfenced.is_some() || unnumbered.is_some() {
+            (content.to_owned(), 0..n, false, false)
         } else {
-            match splice(file, content).or_else(|| block(file, content)) {
-                Some((whole, region)) => (whole, region, false),
-                None if unfenced.is_some() || unnumbered.is_some() => {
-                    (content.to_owned(), 0..n, false)
-                }
-                None => continue,
-            }
+            continue;
         };
         let (path, fenced, numbered) = (path.to_owned(), unfenced.is_some(), unnumbered.is_some());
         slot.as_object_mut()?
@@ -96,6 +100,7 @@ pub(crate) fn widen(
             fenced,
             numbered,
             as_patch,
+            added,
         });
     }
     (!widened.is_empty()).then(|| (doc.to_string(), widened))
@@ -380,7 +385,7 @@ fn same_definition(a: &str, b: &str) -> bool {
 /// before it are declaration keywords or types (`export async function parse(`, `pub fn
 /// page<T>(`, `const transfer = (`, `def add(`, `class Account(`), and none of them is a
 /// statement keyword (`if (`, `match x(`, `return f(`). An `impl` line names no one thing.
-fn defined_name(line: &str) -> Option<&str> {
+pub(super) fn defined_name(line: &str) -> Option<&str> {
     const STATEMENTS: &[&str] = &[
         "if", "else", "elif", "for", "while", "loop", "do", "match", "switch", "case", "return",
         "yield", "await", "new", "throw", "try", "catch", "except", "finally", "with", "not",
@@ -739,6 +744,7 @@ mod tests {
                 fenced: false,
                 numbered: false,
                 as_patch: false,
+                added: false,
             }]
         );
         let doc: Value = serde_json::from_str(&text).unwrap();

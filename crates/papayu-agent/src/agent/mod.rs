@@ -15,6 +15,7 @@ use crate::error::AgentError;
 use crate::mode::{ModeDecision, resolve_mode};
 use crate::state::{SavedPlan, load_saved_plan, store_saved_plan};
 
+mod addition;
 mod apply;
 mod check;
 mod converse;

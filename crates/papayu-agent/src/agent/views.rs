@@ -183,6 +183,9 @@ pub enum Progress {
         /// The content was a unified diff of the file, applied as a patch (`first..=last` is
         /// then the whole file and `kept` 0).
         as_patch: bool,
+        /// The content was a new definition (a function, a method), added to the file before
+        /// line `first`; nothing was replaced (D66).
+        added: bool,
     },
     /// Protocol fallback.
     Fallback {

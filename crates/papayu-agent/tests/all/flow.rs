@@ -620,6 +620,7 @@ async fn a_whole_file_answer_with_only_the_changed_function_keeps_the_rest_of_th
                 fenced: true,
                 numbered: false,
                 as_patch: false,
+                added: false,
             })
     );
     let diff = &preview.preview.files[0].diff;

@@ -755,3 +755,33 @@ fn with_parts_off_or_none_verifying_the_project_is_exactly_as_it_was() {
         assert!(agent.history().unwrap().undo.is_empty());
     }
 }
+
+#[test]
+fn an_answer_with_only_the_new_function_adds_it_to_the_file() {
+    let calc = "def add(a, b):\n    return a + b\n";
+    let test = "import unittest\n\nfrom calc import add, mul\n\n\nclass CalcTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+    let p = Project::new(&[
+        ("calc.py", calc.as_bytes()),
+        ("test_calc.py", test.as_bytes()),
+    ]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // Asked for the whole new file, the model answers with the new function alone.
+    let answer = json!({
+        "actions": [{"kind": "UPDATE_FILE", "path": "calc.py", "content": "def mul(a, b):\n    return a * b\n"}],
+        "summary": "add mul"
+    });
+    let model = rt.block_on(Model::start(&[answer]));
+    let events = std::sync::Mutex::new(Vec::new());
+    let record = |e: &Progress| events.lock().unwrap().push(e.clone());
+    let report = solve_v3(&p, &model, &SolveOptions::default(), &record);
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.usage.model_calls, 1);
+    assert_eq!(
+        p.read("calc.py"),
+        "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
+    );
+    assert!(events.lock().unwrap().iter().any(|e| matches!(
+        e,
+        Progress::Widened { path, added: true, first: 3, last: 2, .. } if path == "calc.py"
+    )));
+}

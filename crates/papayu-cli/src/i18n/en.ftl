@@ -129,6 +129,7 @@ stage-context-round = context round { $round }: { $count } request(s)…
 stage-repair = answer rejected ({ $codes }); asking for a repair…
 stage-retargeted = `{ $from }` lacks the edited text; the edit goes to `{ $to }`, the one file sent that has it
 stage-widened = the answer for `{ $path }` holds only lines { $first }–{ $last }, changed: it replaces them and the other { $kept } lines stay
+stage-added = the answer for `{ $path }` holds only a new definition: it is added to the file before line { $line }, and the rest of the file stays
 stage-unfenced = the answer for `{ $path }` came inside a Markdown code fence; the fence is not part of the file
 stage-unnumbered = the answer for `{ $path }` kept the `N|` line numbers of the file as shown; they are not part of the file
 stage-answer-as-patch = the answer for `{ $path }` is a diff of the file, not its new content: it is applied as a patch

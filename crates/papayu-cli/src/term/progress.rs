@@ -210,6 +210,12 @@ fn stage(p: &Progress) -> Option<String> {
         Progress::Retargeted { from, to } => tr!("stage-retargeted", from = from, to = to),
         Progress::Widened {
             path,
+            added: true,
+            first,
+            ..
+        } => tr!("stage-added", path = path, line = *first),
+        Progress::Widened {
+            path,
             as_patch: true,
             ..
         } => tr!("stage-answer-as-patch", path = path),
