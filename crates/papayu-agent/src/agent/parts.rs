@@ -4,7 +4,8 @@
 //! splits such a change (UPDATE_FILEs only) into its hunks against the files as they are and
 //! proposes smaller sets of them, most promising first: the substantive hunks without the
 //! cosmetic ones (quotes, spaces, blank lines, a trailing comma), then each substantive hunk
-//! alone (hunks in a file's preamble — before its first block — last), then all substantive
+//! alone (hunks in a file's preamble — before its first block — last; none that wipes most of
+//! its file), then all substantive
 //! hunks but one. Each set is a plan document of UPDATE_FILEs, which the caller validates,
 //! previews and tests like any change; so a part is kept only when the tests verify it. Reads
 //! the project's files; writes nothing.
@@ -34,6 +35,8 @@ struct Hunk {
     cosmetic: bool,
     /// It lies before the file's first line that opens a block (imports, constants).
     preamble: bool,
+    /// It removes most of its file and puts little back: alone, it cannot be a fix.
+    wipes: bool,
 }
 
 /// One file of the change: its bytes now and the content the change gives it.
@@ -99,7 +102,9 @@ pub(crate) fn parts(root: &Utf8Path, plan: &ValidatedPlan, max: usize) -> Vec<Pa
     }
     if substantive.len() >= 2 {
         let mut alone = substantive.clone();
-        // Stable: the body's hunks first, then the preamble's, each in file order.
+        // A hunk that wipes most of its file is not tried alone. Stable: the body's hunks
+        // first, then the preamble's, each in file order.
+        alone.retain(|&h| !hunks[h].wipes);
         alone.sort_by_key(|&h| hunks[h].preamble);
         sets.extend(alone.into_iter().map(|h| vec![h]));
     }
@@ -185,6 +190,7 @@ fn hunk(
         file,
         cosmetic: normal(&old[o.clone()]) == normal(&new[n.clone()]),
         preamble: o.end <= first_block,
+        wipes: 2 * o.len() > old.len() && 2 * n.len() < o.len(),
         old: o,
         new: n,
     }
@@ -280,6 +286,15 @@ mod tests {
         assert!(opens_block("def f(x):\n"));
         assert!(!opens_block("# note:\n"));
         assert!(!opens_block("use std::io;\n"));
+    }
+
+    #[test]
+    fn a_hunk_that_wipes_its_file_is_marked() {
+        let h = hunks_of(0, &strings(PRICING), &strings("import x\n"));
+        assert_eq!(h.len(), 1);
+        assert!(h[0].wipes);
+        let h = hunks_of(0, &strings(PRICING), &strings(DRIFTED));
+        assert!(h.iter().all(|h| !h.wipes));
     }
 
     #[test]
