@@ -77,15 +77,17 @@ pub(crate) fn widen(
         let unnumbered = unnumber(content);
         let content = unnumbered.as_deref().unwrap_or(content);
         let n = file.split_inclusive('\n').count();
+        // A diff is read as it is; the other readings see the content at the file's depth.
+        let shifted = reindent(file, content);
+        let moved = shifted.as_deref().unwrap_or(content);
         let (whole, region, as_patch, added) = if let Some(patched) = as_diff(path, file, content) {
             (patched, 0..n, true, false)
-        } else if let Some((whole, region)) = splice(file, content).or_else(|| block(file, content))
-        {
+        } else if let Some((whole, region)) = splice(file, moved).or_else(|| block(file, moved)) {
             (whole, region, false, false)
-        } else if let Some((whole, region)) = super::addition::addition(path, file, content) {
+        } else if let Some((whole, region)) = super::addition::addition(path, file, moved) {
             (whole, region, false, true)
-        } else if unfenced.is_some() || unnumbered.is_some() {
-            (content.to_owned(), 0..n, false, false)
+        } else if unfenced.is_some() || unnumbered.is_some() || shifted.is_some() {
+            (moved.to_owned(), 0..n, false, false)
         } else {
             continue;
         };
@@ -104,6 +106,63 @@ pub(crate) fn widen(
         });
     }
     (!widened.is_empty()).then(|| (doc.to_string(), widened))
+}
+
+/// `content` moved right or left as a whole to the depth its lines have in `file`, when it was
+/// written at another one (a method copied out of its class, at column 0): every content line
+/// whose trimmed text is a line the file has exactly once (with at least three letters or
+/// digits) sits the same number of columns shallower (or deeper) than there, at least two such
+/// lines agree, none disagrees, and the shift keeps every line's own indentation (D67).
+fn reindent(file: &str, content: &str) -> Option<String> {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut once: BTreeMap<&str, Option<&str>> = BTreeMap::new();
+    for l in file.lines() {
+        let t = l.trim();
+        if t.chars().filter(|ch| ch.is_alphanumeric()).count() >= 3 {
+            once.entry(t)
+                .and_modify(|seen| *seen = None)
+                .or_insert(Some(l));
+        }
+    }
+    let mut shift: Option<isize> = None;
+    let mut agreeing = 0;
+    let mut pad = ' ';
+    for l in content.lines() {
+        let Some(Some(there)) = once.get(l.trim()) else {
+            continue;
+        };
+        let d = indent(there) as isize - indent(l) as isize;
+        if *shift.get_or_insert(d) != d {
+            return None;
+        }
+        agreeing += 1;
+        if let Some(ch) = there.chars().next().filter(|ch| ch.is_whitespace()) {
+            pad = ch;
+        }
+    }
+    let d = shift?;
+    if d == 0 || agreeing < 2 {
+        return None;
+    }
+    let mut out = String::with_capacity(content.len() + 8 * content.lines().count());
+    for l in content.split_inclusive('\n') {
+        if l.trim().is_empty() {
+            out.push_str(l);
+        } else if d > 0 {
+            if l.starts_with(|ch: char| ch.is_whitespace() && ch != pad) {
+                return None;
+            }
+            (0..d).for_each(|_| out.push(pad));
+            out.push_str(l);
+        } else {
+            let cut = d.unsigned_abs();
+            if indent(l) < cut {
+                return None;
+            }
+            out.push_str(&l[cut..]);
+        }
+    }
+    Some(out)
 }
 
 /// The inside of a content wrapped in a Markdown code fence (a first line ```` ``` ```` with an
@@ -480,6 +539,39 @@ fn alike(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const LRU: &str = "class LRU:\n    def __init__(self):\n        self._entries = {}\n\n    def get(self, key):\n        value = self._entries.get(key)\n        return value\n\n    def put(self, key, value):\n        self._entries[key] = value\n";
+
+    #[test]
+    fn a_method_written_at_column_zero_is_read_at_its_class_depth() {
+        let content = "def get(self, key):\n    value = self._entries.get(key)\n    self._entries.move_to_end(key)\n    return value\n";
+        let moved = reindent(LRU, content).unwrap();
+        assert_eq!(
+            moved,
+            "    def get(self, key):\n        value = self._entries.get(key)\n        self._entries.move_to_end(key)\n        return value\n"
+        );
+        let (whole, _) = splice(LRU, &moved).unwrap();
+        assert_eq!(
+            whole,
+            LRU.replace(
+                "        value = self._entries.get(key)\n",
+                "        value = self._entries.get(key)\n        self._entries.move_to_end(key)\n"
+            )
+        );
+        // Deeper than the file: moved left.
+        let deeper: String = content.lines().map(|l| format!("        {l}\n")).collect();
+        assert_eq!(reindent(LRU, &deeper).unwrap(), moved);
+    }
+
+    #[test]
+    fn content_at_the_right_depth_or_with_disagreeing_lines_is_not_moved() {
+        assert_eq!(reindent(LRU, LRU), None);
+        // One line two columns off, another four: no one shift.
+        let mixed = "      def get(self, key):\n    value = self._entries.get(key)\n";
+        assert_eq!(reindent(LRU, mixed), None);
+        // A single known line is not enough.
+        assert_eq!(reindent(LRU, "def get(self, key):\n    return 1\n"), None);
+    }
     use papayu_protocol::sha256_hex;
 
     const SEMVER: &str = "// Versions.\nconst VERSION = /^v?(\\d+)$/;\n\nexport function parseVersion(text) {\n  const match = VERSION.exec(text.trim());\n  if (!match) {\n    throw new Error('bad');\n  }\n  return match.slice(1, 4);\n}\n\nexport function compareVersions(a, b) {\n  const left = parseVersion(a);\n  return left[0] - parseVersion(b)[0];\n}\n";
