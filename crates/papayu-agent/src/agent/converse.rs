@@ -459,8 +459,10 @@ impl Agent {
                                 w.path,
                                 if w.numbered {
                                     "line numbers removed"
-                                } else {
+                                } else if w.fenced {
                                     "unfenced"
+                                } else {
+                                    "escapes and depth restored"
                                 }
                             )
                         } else {

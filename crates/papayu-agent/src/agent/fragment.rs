@@ -77,16 +77,23 @@ pub(crate) fn widen(
         let unnumbered = unnumber(content);
         let content = unnumbered.as_deref().unwrap_or(content);
         let n = file.split_inclusive('\n').count();
-        // A diff is read as it is; the other readings see the content at the file's depth.
-        let shifted = reindent(file, content);
-        let moved = shifted.as_deref().unwrap_or(content);
+        // A diff is read as it is; the other readings see the file's own lines whole again and
+        // the content at the file's depth.
+        let rejoined = rejoin(file, content);
+        let content_rejoined = rejoined.as_deref().unwrap_or(content);
+        let shifted = reindent(file, content_rejoined);
+        let moved = shifted.as_deref().unwrap_or(content_rejoined);
         let (whole, region, as_patch, added) = if let Some(patched) = as_diff(path, file, content) {
             (patched, 0..n, true, false)
         } else if let Some((whole, region)) = splice(file, moved).or_else(|| block(file, moved)) {
             (whole, region, false, false)
         } else if let Some((whole, region)) = super::addition::addition(path, file, moved) {
             (whole, region, false, true)
-        } else if unfenced.is_some() || unnumbered.is_some() || shifted.is_some() {
+        } else if unfenced.is_some()
+            || unnumbered.is_some()
+            || shifted.is_some()
+            || rejoined.is_some()
+        {
             (moved.to_owned(), 0..n, false, false)
         } else {
             continue;
@@ -106,6 +113,49 @@ pub(crate) fn widen(
         });
     }
     (!widened.is_empty()).then(|| (doc.to_string(), widened))
+}
+
+/// `content` with each line of `file` that holds a `\n` escape joined back where the model wrote
+/// the escape as a line break (the JSON string's `\n` instead of `\\n`): consecutive content
+/// lines equal to the parts of such a file line, split at its escapes, become that line again
+/// (D68). Only the file's own lines are rejoined; a line break inside a new line stays.
+fn rejoin(file: &str, content: &str) -> Option<String> {
+    let escaped: Vec<Vec<&str>> = file
+        .lines()
+        .filter(|l| l.contains("\\n"))
+        .map(|l| l.split("\\n").collect())
+        .collect();
+    if escaped.is_empty() {
+        return None;
+    }
+    let lines: Vec<&str> = content.split_inclusive('\n').collect();
+    let bare = |l: &str| l.trim_end_matches('\n').trim_end_matches('\r').to_owned();
+    let mut out = String::with_capacity(content.len());
+    let mut joined = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let hit = escaped.iter().find(|parts| {
+            i + parts.len() <= lines.len()
+                && parts
+                    .iter()
+                    .zip(&lines[i..])
+                    .all(|(part, line)| bare(line) == *part)
+        });
+        match hit {
+            Some(parts) => {
+                let last = lines[i + parts.len() - 1];
+                out.push_str(&parts.join("\\n"));
+                out.push_str(&last[bare(last).len()..]);
+                i += parts.len();
+                joined = true;
+            }
+            None => {
+                out.push_str(lines[i]);
+                i += 1;
+            }
+        }
+    }
+    joined.then_some(out)
 }
 
 /// `content` moved right or left as a whole to the depth its lines have in `file`, when it was
@@ -541,6 +591,19 @@ mod tests {
     use super::*;
 
     const LRU: &str = "class LRU:\n    def __init__(self):\n        self._entries = {}\n\n    def get(self, key):\n        value = self._entries.get(key)\n        return value\n\n    def put(self, key, value):\n        self._entries[key] = value\n";
+
+    #[test]
+    fn a_newline_escape_written_as_a_line_break_is_joined_back() {
+        let file = "function count(text) {\n  const lines = text.split('\\n');\n  return lines.length;\n}\n";
+        let broken = "function count(text) {\n  const lines = text.split('\n');\n  console.log(lines);\n  return lines.length;\n}\n";
+        assert_eq!(
+            rejoin(file, broken).unwrap(),
+            "function count(text) {\n  const lines = text.split('\\n');\n  console.log(lines);\n  return lines.length;\n}\n"
+        );
+        assert_eq!(rejoin(file, file), None);
+        // A break inside a new line is not the file's: left alone.
+        assert_eq!(rejoin(file, "x('\n')\n"), None);
+    }
 
     #[test]
     fn a_method_written_at_column_zero_is_read_at_its_class_depth() {

@@ -165,8 +165,9 @@ pub enum Progress {
     },
     /// A whole-file answer (UPDATE_FILE) held one stretch of a sent file, edited: it replaces
     /// lines `first..=last` and the rest of the file is kept (`kept` lines; 0 when the content
-    /// is the whole file and only a Markdown code fence or copied line numbers were removed, or
-    /// when it was a diff of the file, applied as a patch).
+    /// is the whole file and only a Markdown code fence or copied line numbers were removed, a
+    /// `\n` escape written as a line break joined back, or the text moved to the file's depth
+    /// (D67, D68), or when it was a diff of the file, applied as a patch).
     Widened {
         /// The file.
         path: String,

@@ -132,6 +132,7 @@ stage-widened = the answer for `{ $path }` holds only lines { $first }–{ $last
 stage-added = the answer for `{ $path }` holds only a new definition: it is added to the file before line { $line }, and the rest of the file stays
 stage-unfenced = the answer for `{ $path }` came inside a Markdown code fence; the fence is not part of the file
 stage-unnumbered = the answer for `{ $path }` kept the `N|` line numbers of the file as shown; they are not part of the file
+stage-restored = the answer for `{ $path }` is read with the file's own lines restored: a `\n` in a string written as a line break, or the whole text at another depth
 stage-answer-as-patch = the answer for `{ $path }` is a diff of the file, not its new content: it is applied as a patch
 stage-fallback = protocol fallback v{ $from } → v{ $to } ({ $reason })…
 stage-previewing = computing the preview…

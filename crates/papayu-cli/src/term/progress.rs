@@ -225,7 +225,13 @@ fn stage(p: &Progress) -> Option<String> {
             numbered: true,
             ..
         } => tr!("stage-unnumbered", path = path),
-        Progress::Widened { path, kept: 0, .. } => tr!("stage-unfenced", path = path),
+        Progress::Widened {
+            path,
+            kept: 0,
+            fenced: true,
+            ..
+        } => tr!("stage-unfenced", path = path),
+        Progress::Widened { path, kept: 0, .. } => tr!("stage-restored", path = path),
         Progress::Widened {
             path,
             first,
