@@ -104,7 +104,18 @@ fn solve_recording(
     options: &SolveOptions,
     record: papayu_agent::ProgressFn<'_>,
 ) -> papayu_agent::SolveReport {
-    let mut agent = p.agent(model, &[]);
+    solve_in(p, model, options, record, &[])
+}
+
+/// [`solve_recording`] with the agent's environment `env`.
+fn solve_in(
+    p: &Project,
+    model: &Model,
+    options: &SolveOptions,
+    record: papayu_agent::ProgressFn<'_>,
+    env: &[(&str, &str)],
+) -> papayu_agent::SolveReport {
+    let mut agent = p.agent(model, env);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -650,13 +661,7 @@ fn solve_v3(
     record: papayu_agent::ProgressFn<'_>,
 ) -> papayu_agent::SolveReport {
     let env = [("PAPAYU_PROTOCOL_VERSION", "3"), ("PAPAYU_TRACE", "1")];
-    let mut agent = p.agent(model, &env);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(agent.solve("fix add()", options, None, record))
-        .unwrap()
+    solve_in(p, model, options, record, &env)
 }
 
 #[test]
