@@ -161,8 +161,10 @@ fn rejoin(file: &str, content: &str) -> Option<String> {
 /// `content` moved right or left as a whole to the depth its lines have in `file`, when it was
 /// written at another one (a method copied out of its class, at column 0): every content line
 /// whose trimmed text is a line the file has exactly once (with at least three letters or
-/// digits) sits the same number of columns shallower (or deeper) than there, at least two such
-/// lines agree, none disagrees, and the shift keeps every line's own indentation (D67).
+/// digits) is compared with its place there; when at least two and at least two thirds of them
+/// sit the same number of columns shallower (or deeper), the content moves by that much, if the
+/// shift keeps every line's own indentation (D67). (A new line may equal a line elsewhere in the
+/// file at another depth, so one disagreeing line does not stop it.)
 fn reindent(file: &str, content: &str) -> Option<String> {
     let indent = |l: &str| l.len() - l.trim_start().len();
     let mut once: BTreeMap<&str, Option<&str>> = BTreeMap::new();
@@ -174,24 +176,23 @@ fn reindent(file: &str, content: &str) -> Option<String> {
                 .or_insert(Some(l));
         }
     }
-    let mut shift: Option<isize> = None;
-    let mut agreeing = 0;
+    // The shift of each content line the file has once; the commonest one is the content's.
+    let mut shifts: BTreeMap<isize, usize> = BTreeMap::new();
     let mut pad = ' ';
     for l in content.lines() {
         let Some(Some(there)) = once.get(l.trim()) else {
             continue;
         };
-        let d = indent(there) as isize - indent(l) as isize;
-        if *shift.get_or_insert(d) != d {
-            return None;
-        }
-        agreeing += 1;
+        *shifts
+            .entry(indent(there) as isize - indent(l) as isize)
+            .or_default() += 1;
         if let Some(ch) = there.chars().next().filter(|ch| ch.is_whitespace()) {
             pad = ch;
         }
     }
-    let d = shift?;
-    if d == 0 || agreeing < 2 {
+    let known: usize = shifts.values().sum();
+    let (&d, &agreeing) = shifts.iter().max_by_key(|(_, n)| **n)?;
+    if d == 0 || agreeing < 2 || agreeing * 3 < known * 2 {
         return None;
     }
     let mut out = String::with_capacity(content.len() + 8 * content.lines().count());
@@ -632,6 +633,12 @@ mod tests {
         // One line two columns off, another four: no one shift.
         let mixed = "      def get(self, key):\n    value = self._entries.get(key)\n";
         assert_eq!(reindent(LRU, mixed), None);
+        // A new line that equals a line elsewhere at another depth does not stop the shift.
+        let with_known = "def get(self, key):\n    value = self._entries.get(key)\n    if value:\n        self._entries[key] = value\n    return value\n";
+        assert_eq!(
+            reindent(LRU, with_known).unwrap(),
+            "    def get(self, key):\n        value = self._entries.get(key)\n        if value:\n            self._entries[key] = value\n        return value\n"
+        );
         // A single known line is not enough.
         assert_eq!(reindent(LRU, "def get(self, key):\n    return 1\n"), None);
     }
