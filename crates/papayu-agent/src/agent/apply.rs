@@ -453,6 +453,7 @@ impl Agent {
         let preview = self.patch.transaction(&plan).options(options).preview()?;
         let mut trace = parent.trace.clone();
         trace.trace_id = super::new_trace_id();
+        trace.created_unix_ms = super::finish::now_ms();
         trace.validated_json = serde_json::from_str(&part.document).ok();
         trace.part_of = Some(format!(
             "hunks {} of {} of {}",

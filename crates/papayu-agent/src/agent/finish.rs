@@ -22,7 +22,7 @@ pub fn new_trace_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 
-fn now_ms() -> u64 {
+pub(super) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)

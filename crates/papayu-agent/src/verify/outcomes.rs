@@ -396,6 +396,41 @@ fn without_timings(line: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// A line with the memory addresses a runtime prints in object descriptions masked as `0x…`:
+/// `<lru.LRUCache object at 0x7f33196cc150>` reads `<lru.LRUCache object at 0x…>`. They change
+/// from run to run, so the same failure would give the model a different prompt (and a greedy
+/// model a different answer) each time. An address is hex after `at 0x`, or 12 or more hex
+/// digits after `0x` anywhere; shorter constants in a test's own message (`0xdeadbeef`) stay.
+fn without_addresses(line: std::borrow::Cow<'_, str>) -> std::borrow::Cow<'_, str> {
+    if !line.contains("0x") {
+        return line;
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut rest: &str = &line;
+    let mut changed = false;
+    while let Some(i) = rest.find("0x") {
+        let hex = rest[i + 2..]
+            .bytes()
+            .take_while(u8::is_ascii_hexdigit)
+            .count();
+        let after_at = rest[..i].ends_with("at ");
+        if hex > 0 && (after_at || hex >= 12) {
+            out.push_str(&rest[..i]);
+            out.push_str("0x…");
+            rest = &rest[i + 2 + hex..];
+            changed = true;
+        } else {
+            out.push_str(&rest[..i + 2]);
+            rest = &rest[i + 2..];
+        }
+    }
+    if !changed {
+        return line;
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
 /// A compact account of a failing run for the model: the output without stack-frame noise
 /// and without the run's timings (the same failure reads the same on a fast or a slow
 /// machine), its tail kept within `max_chars` (cut on a line boundary).
@@ -406,7 +441,7 @@ pub fn failure_digest(output: &str, max_chars: usize) -> String {
         if noise(line) {
             continue;
         }
-        let line = without_timings(line);
+        let line = without_addresses(without_timings(line));
         let is_blank = line.trim().is_empty();
         if is_blank && blank {
             continue;
@@ -436,6 +471,42 @@ pub fn failure_digest(output: &str, max_chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memory_addresses_are_masked_and_test_constants_kept() {
+        let cases = [
+            (
+                "AssertionError: 'a' not found in <lru.LRUCache object at 0x7f33196cc150>",
+                "AssertionError: 'a' not found in <lru.LRUCache object at 0x…>",
+            ),
+            (
+                "<function f at 0x1049a0e50> is not <bound method at 0x7f00aa>",
+                "<function f at 0x…> is not <bound method at 0x…>",
+            ),
+            ("ptr 0x55d5c0ffee001234 dangling", "ptr 0x… dangling"),
+            (
+                "expected 0xdeadbeef, got 0xCBF43926",
+                "expected 0xdeadbeef, got 0xCBF43926",
+            ),
+            ("no hex here", "no hex here"),
+        ];
+        for (line, want) in cases {
+            assert_eq!(
+                without_addresses(std::borrow::Cow::Borrowed(line)),
+                want,
+                "{line}"
+            );
+        }
+        let a = failure_digest(
+            "FAIL: t\nAssertionError: x in <A object at 0x7f33196cc150>\n",
+            500,
+        );
+        let b = failure_digest(
+            "FAIL: t\nAssertionError: x in <A object at 0x7fa000000010>\n",
+            500,
+        );
+        assert_eq!(a, b);
+    }
 
     #[test]
     fn runner_timings_are_left_out_and_test_messages_kept() {
