@@ -200,17 +200,17 @@ fn reindent(file: &str, content: &str) -> Option<String> {
         if l.trim().is_empty() {
             out.push_str(l);
         } else if d > 0 {
-            if l.starts_with(|ch: char| ch.is_whitespace() && ch != pad) {
+            if !pad.is_ascii() || l.starts_with(|ch: char| ch.is_whitespace() && ch != pad) {
                 return None;
             }
             (0..d).for_each(|_| out.push(pad));
             out.push_str(l);
         } else {
             let cut = d.unsigned_abs();
-            if indent(l) < cut {
-                return None;
+            match l.get(cut..) {
+                Some(rest) if indent(l) >= cut => out.push_str(rest),
+                _ => return None,
             }
-            out.push_str(&l[cut..]);
         }
     }
     Some(out)
@@ -919,5 +919,57 @@ mod tests {
         // The file changed since it was sent: its fragment is not read against new bytes.
         fs_err::write(root.join("semver.js"), format!("{SEMVER}// more\n")).unwrap();
         assert_eq!(widen(root, &answer, &sent), None);
+    }
+
+    mod props {
+        use proptest::prelude::*;
+
+        /// Code-like lines: indentation (with a non-ASCII space now and then), words, quotes,
+        /// braces, colons and `\\n` escapes.
+        fn code() -> impl Strategy<Value = String> {
+            let line = "[ \u{a0}\t]{0,6}(def |fn |function |class |return |x = |[a-z]{1,6})[a-z('\")\\\\n{}:,. ]{0,24}";
+            proptest::collection::vec(line, 0..14).prop_map(|v| v.join("\n"))
+        }
+
+        proptest! {
+            #[test]
+            fn readings_never_panic_and_keep_their_promises(file in code(), content in code()) {
+                if let Some(moved) = super::reindent(&file, &content) {
+                    let trimmed = |t: &str| t.lines().map(str::trim).collect::<Vec<_>>().join("\n");
+                    prop_assert_eq!(trimmed(&moved), trimmed(&content));
+                }
+                if let Some(joined) = super::rejoin(&file, &content) {
+                    prop_assert!(joined.len() <= content.len() + content.matches('\n').count());
+                }
+                let _ = super::splice(&file, &content);
+                let _ = super::block(&file, &content);
+                let _ = crate::agent::addition::addition("a.py", &file, &content);
+                let _ = crate::agent::addition::addition("a.js", &file, &content);
+            }
+
+            #[test]
+            fn a_window_of_the_file_at_another_depth_is_read_whole(
+                file in code(),
+                from in 0usize..14,
+                len in 0usize..14,
+                shift in 0usize..8,
+                extra in "[ ]{0,4}[a-z]{1,8}",
+            ) {
+                let lines: Vec<&str> = file.lines().collect();
+                let from = from.min(lines.len());
+                let to = (from + len).min(lines.len());
+                let mut window: Vec<String> =
+                    lines[from..to].iter().map(|l| format!("{}{l}", " ".repeat(shift))).collect();
+                window.insert(window.len() / 2, extra);
+                let content = window.join("\n");
+                if let Some(moved) = super::reindent(&file, &content) {
+                    let trimmed = |t: &str| t.lines().map(str::trim).collect::<Vec<_>>().join("\n");
+                    prop_assert_eq!(trimmed(&moved), trimmed(&content));
+                }
+                let _ = super::splice(&file, &content);
+                let _ = super::block(&file, &content);
+                let _ = crate::agent::addition::addition("a.rs", &file, &content);
+            }
+        }
     }
 }

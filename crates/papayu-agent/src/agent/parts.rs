@@ -303,4 +303,29 @@ mod tests {
         assert_eq!(h.len(), 1, "{h:?}");
         assert_eq!((h[0].old.clone(), h[0].new.clone()), (1..3, 1..4));
     }
+
+    mod props {
+        use proptest::prelude::*;
+
+        fn text() -> impl Strategy<Value = String> {
+            proptest::collection::vec("[ ]{0,4}[a-c'\"(),]{0,6}", 0..16)
+                .prop_map(|v| v.iter().map(|l| format!("{l}\n")).collect())
+        }
+
+        proptest! {
+            #[test]
+            fn all_hunks_give_the_new_text_and_none_the_old(old in text(), new in text()) {
+                let (o, n) = (super::lines(&old), super::lines(&new));
+                let h = super::hunks_of(0, &o, &n);
+                let all: Vec<&super::Hunk> = h.iter().collect();
+                prop_assert_eq!(super::splice(&o, &n, &all), new.clone());
+                prop_assert_eq!(super::splice(&o, &n, &[]), old.clone());
+                // Hunks are disjoint and in order.
+                for w in h.windows(2) {
+                    prop_assert!(w[0].old.end <= w[1].old.start);
+                    prop_assert!(w[0].new.end <= w[1].new.start);
+                }
+            }
+        }
+    }
 }
