@@ -87,6 +87,8 @@ pub(crate) fn widen(
             (patched, 0..n, true, false)
         } else if let Some((whole, region)) = splice(file, moved).or_else(|| block(file, moved)) {
             (whole, region, false, false)
+        } else if let Some((whole, region)) = elided(path, file, content_rejoined) {
+            (whole, region, false, false)
         } else if let Some((whole, region)) = super::addition::addition(path, file, moved) {
             (whole, region, false, true)
         } else if unfenced.is_some()
@@ -113,6 +115,82 @@ pub(crate) fn widen(
         });
     }
     (!widened.is_empty()).then(|| (doc.to_string(), widened))
+}
+
+/// `content` read as the file's changed pieces with the rest elided (D70): the model wrote `...`
+/// or `// ... existing code ...` for the lines it left as they are. The content is cut at those
+/// lines, and each piece is read in turn against the file as the pieces before it left it — as
+/// an edited stretch, a rewritten block or a new definition, at the file's depth — and every
+/// piece must be (a piece of the file's own lines only changes nothing); the file outside them
+/// stays. Not when the file itself has such lines (a
+/// Python stub's `...`). The range is from the first piece's start to the last one's end.
+fn elided(path: &str, file: &str, content: &str) -> Option<(String, std::ops::Range<usize>)> {
+    if !content.lines().any(is_elision) || file.lines().any(is_elision) {
+        return None;
+    }
+    let mut pieces: Vec<String> = Vec::new();
+    let mut piece = String::new();
+    for l in content.split_inclusive('\n') {
+        if is_elision(l) {
+            if !piece.trim().is_empty() {
+                pieces.push(std::mem::take(&mut piece));
+            }
+            piece.clear();
+        } else {
+            piece.push_str(l);
+        }
+    }
+    if !piece.trim().is_empty() {
+        pieces.push(piece);
+    }
+    let mut text = file.to_owned();
+    let (mut start, mut end) = (usize::MAX, 0);
+    for piece in &pieces {
+        // A piece of the file's own lines only (a class header kept for orientation) changes
+        // nothing.
+        let own: std::collections::HashSet<&str> = text.lines().map(str::trim).collect();
+        if piece
+            .lines()
+            .all(|l| l.trim().is_empty() || own.contains(l.trim()))
+        {
+            continue;
+        }
+        let shifted = reindent(&text, piece);
+        let c = shifted.as_deref().unwrap_or(piece);
+        let (next, region) = splice(&text, c)
+            .or_else(|| block(&text, c))
+            .or_else(|| super::addition::addition(path, &text, c))?;
+        start = start.min(region.start);
+        end = end.max(region.end);
+        text = next;
+    }
+    (text != file && !pieces.is_empty()).then(|| (text, start..end.max(start)))
+}
+
+/// A line that stands for lines left out: `...` or `…` alone, or a comment that is one
+/// (`// ...`, `# …`) or says so (`// ... existing code ...`, `/* rest unchanged */`).
+fn is_elision(line: &str) -> bool {
+    let t = line.trim();
+    let comment = ["//", "#", "/*", "<!--"].iter().any(|p| t.starts_with(p));
+    let inner = t
+        .trim_start_matches(['/', '#', '*', '<', '!', '-'])
+        .trim_end_matches(['/', '*', '>', '-'])
+        .trim();
+    if matches!(inner, "..." | "…") {
+        return true;
+    }
+    let dots = inner.starts_with("...") || inner.starts_with('…') || inner.ends_with("...");
+    let says = [
+        "existing",
+        "unchanged",
+        "rest of",
+        "remaining",
+        "same as before",
+        "omitted",
+    ]
+    .iter()
+    .any(|w| inner.to_lowercase().contains(w));
+    comment && (says && (dots || inner.split_whitespace().count() <= 6))
 }
 
 /// `content` with each line of `file` that holds a `\n` escape joined back where the model wrote
@@ -594,6 +672,34 @@ mod tests {
     const LRU: &str = "class LRU:\n    def __init__(self):\n        self._entries = {}\n\n    def get(self, key):\n        value = self._entries.get(key)\n        return value\n\n    def put(self, key, value):\n        self._entries[key] = value\n";
 
     #[test]
+    fn pieces_between_elisions_replace_their_stretches_and_the_rest_stays() {
+        let file = "class Cache:\n    def __init__(self):\n        self.items = {}\n        self.hits = 0\n\n    def get(self, key):\n        value = self.items.get(key)\n        self.hits += 1\n        return value\n\n    def put(self, key, value):\n        self.items[key] = value\n        self.trim()\n";
+        let content = "class Cache:\n    # ... existing code ...\n\n    def get(self, key):\n        value = self.items.get(key)\n        self.touch(key)\n        self.hits += 1\n        return value\n\n    ...\n";
+        let (whole, _) = elided("cache.py", file, content).unwrap();
+        assert_eq!(
+            whole,
+            file.replace(
+                "        value = self.items.get(key)\n",
+                "        value = self.items.get(key)\n        self.touch(key)\n"
+            )
+        );
+        assert!(is_elision("  // ... rest of the code unchanged ..."));
+        assert!(is_elision("..."));
+        assert!(is_elision("# existing code"));
+        assert!(!is_elision("// the rest of the lines are parsed below"));
+        assert!(!is_elision("const rest = [...items];"));
+        // A file with a stub's `...` of its own: not read as elided.
+        assert_eq!(
+            elided(
+                "s.py",
+                "def f():\n    ...\n",
+                "def f():\n    return 1\n...\n"
+            ),
+            None
+        );
+    }
+
+    #[test]
     fn a_newline_escape_written_as_a_line_break_is_joined_back() {
         let file = "function count(text) {\n  const lines = text.split('\\n');\n  return lines.length;\n}\n";
         let broken = "function count(text) {\n  const lines = text.split('\n');\n  console.log(lines);\n  return lines.length;\n}\n";
@@ -943,6 +1049,7 @@ mod tests {
                 }
                 let _ = super::splice(&file, &content);
                 let _ = super::block(&file, &content);
+                let _ = super::elided("a.py", &file, &format!("...\n{content}\n# ... existing code"));
                 let _ = crate::agent::addition::addition("a.py", &file, &content);
                 let _ = crate::agent::addition::addition("a.js", &file, &content);
             }
