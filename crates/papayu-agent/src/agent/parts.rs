@@ -160,7 +160,14 @@ fn hunks_of(file: usize, old: &[String], new: &[String]) -> Vec<Hunk> {
     let first_block = old.iter().position(|l| opens_block(l)).unwrap_or(old.len());
     let mut out: Vec<Hunk> = Vec::new();
     let mut open: Option<(Range<usize>, Range<usize>)> = None;
+    // The ops' own indices are not always consistent (similar 2.7's Myers can place a delete
+    // after the equal run that follows it); their order and lengths are, so the positions are
+    // counted here.
+    let (mut at_old, mut at_new) = (0, 0);
     for op in capture_diff_slices(Algorithm::Myers, old, new) {
+        let (o_len, n_len) = (op.old_range().len(), op.new_range().len());
+        let (o, n) = (at_old..at_old + o_len, at_new..at_new + n_len);
+        (at_old, at_new) = (o.end, n.end);
         if let DiffOp::Equal { .. } = op {
             out.extend(
                 open.take()
@@ -168,11 +175,14 @@ fn hunks_of(file: usize, old: &[String], new: &[String]) -> Vec<Hunk> {
             );
             continue;
         }
-        let (o, n) = (op.old_range(), op.new_range());
+        // Adjacent changes (a delete and an insert) form one hunk.
         open = Some(match open.take() {
             Some((po, pn)) => (po.start..o.end, pn.start..n.end),
             None => (o, n),
         });
+    }
+    if (at_old, at_new) != (old.len(), new.len()) {
+        return Vec::new();
     }
     out.extend(open.map(|(o, n)| hunk(file, old, new, o, n, first_block)));
     out
