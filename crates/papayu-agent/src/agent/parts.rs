@@ -37,6 +37,9 @@ struct Hunk {
     preamble: bool,
     /// It removes most of its file and puts little back: alone, it cannot be a fix.
     wipes: bool,
+    /// The lines it removes stay, its new lines going in before them: the reading of a hunk
+    /// that overwrote a line or two it should have kept (D65).
+    keeps: bool,
 }
 
 /// One file of the change: its bytes now and the content the change gives it.
@@ -52,6 +55,8 @@ struct FileChange {
 pub(crate) struct Part {
     /// The hunks kept, 1-based in file order.
     pub(crate) hunks: Vec<usize>,
+    /// Of those, the ones whose removed lines are kept too (their new lines inserted before).
+    pub(crate) keeping: Vec<usize>,
     /// Hunks of the whole change.
     pub(crate) of: usize,
     /// `{"actions": [UPDATE_FILE …]}` with the files these hunks change.
@@ -59,8 +64,9 @@ pub(crate) struct Part {
 }
 
 /// At most `max` parts of `plan` to try after the tests rejected it, most promising first;
-/// none when the plan holds anything but UPDATE_FILEs of readable UTF-8 files, has fewer than
-/// two hunks, or more than [`MAX_SUBSTANTIVE`] substantive ones.
+/// none when the plan holds anything but UPDATE_FILEs of readable UTF-8 files, or more than
+/// [`MAX_SUBSTANTIVE`] substantive hunks; a one-hunk change only has its keeping reading (a
+/// hunk that overwrote a line or two with new ones unlike them, tried with those lines kept).
 pub(crate) fn parts(root: &Utf8Path, plan: &ValidatedPlan, max: usize) -> Vec<Part> {
     if max == 0 {
         return Vec::new();
@@ -93,9 +99,12 @@ pub(crate) fn parts(root: &Utf8Path, plan: &ValidatedPlan, max: usize) -> Vec<Pa
         .flat_map(|(i, f)| hunks_of(i, &f.old, &f.new))
         .collect();
     let substantive: Vec<usize> = (0..hunks.len()).filter(|&h| !hunks[h].cosmetic).collect();
-    if hunks.len() < 2 || substantive.is_empty() || substantive.len() > MAX_SUBSTANTIVE {
+    if substantive.is_empty() || substantive.len() > MAX_SUBSTANTIVE {
         return Vec::new();
     }
+    // A set is hunk indices; an index past the hunks is the keeping reading of hunk
+    // `index - hunks.len()`.
+    let n = hunks.len();
     let mut sets: Vec<Vec<usize>> = Vec::new();
     if substantive.len() < hunks.len() {
         sets.push(substantive.clone());
@@ -115,16 +124,42 @@ pub(crate) fn parts(root: &Utf8Path, plan: &ValidatedPlan, max: usize) -> Vec<Pa
                 .map(|&drop| substantive.iter().copied().filter(|&h| h != drop).collect()),
         );
     }
+    // A hunk that overwrote a line or two with unrelated new ones: the same change with those
+    // lines kept.
+    for &h in &substantive {
+        let f = &files[hunks[h].file];
+        if overwrites(&f.old[hunks[h].old.clone()], &f.new[hunks[h].new.clone()]) {
+            sets.push(
+                substantive
+                    .iter()
+                    .map(|&k| if k == h { n + h } else { k })
+                    .collect(),
+            );
+        }
+    }
+    if n < 2 {
+        sets.retain(|set| set.iter().any(|&k| k >= n));
+    }
+    let keeping = |k: usize| -> Hunk {
+        let mut h = hunks[k % n].clone();
+        h.keeps = k >= n;
+        h
+    };
     let mut out: Vec<Part> = Vec::new();
     for set in sets {
         if out.len() == max {
             break;
         }
-        let hunk_numbers: Vec<usize> = set.iter().map(|h| h + 1).collect();
-        if out.iter().any(|p| p.hunks == hunk_numbers) {
+        let hunk_numbers: Vec<usize> = set.iter().map(|h| h % n + 1).collect();
+        let keeps: Vec<usize> = set.iter().filter(|&&h| h >= n).map(|h| h % n + 1).collect();
+        if out
+            .iter()
+            .any(|p| p.hunks == hunk_numbers && p.keeping == keeps)
+        {
             continue;
         }
-        let chosen: Vec<&Hunk> = set.iter().map(|&h| &hunks[h]).collect();
+        let owned: Vec<Hunk> = set.iter().map(|&h| keeping(h)).collect();
+        let chosen: Vec<&Hunk> = owned.iter().collect();
         let actions: Vec<Value> = files
             .iter()
             .enumerate()
@@ -143,6 +178,7 @@ pub(crate) fn parts(root: &Utf8Path, plan: &ValidatedPlan, max: usize) -> Vec<Pa
         }
         out.push(Part {
             hunks: hunk_numbers,
+            keeping: keeps,
             of: hunks.len(),
             document: json!({ "actions": actions }).to_string(),
         });
@@ -201,9 +237,26 @@ fn hunk(
         cosmetic: normal(&old[o.clone()]) == normal(&new[n.clone()]),
         preamble: o.end <= first_block,
         wipes: 2 * o.len() > old.len() && 2 * n.len() < o.len(),
+        keeps: false,
         old: o,
         new: n,
     }
+}
+
+/// New lines that took the place of one or two old ones they are no edit of (they share less
+/// than half their start): the model overwrote lines it meant to keep.
+fn overwrites(old: &[String], new: &[String]) -> bool {
+    let prefix = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    (1..=2).contains(&old.len())
+        && !new.is_empty()
+        && old.iter().all(|o| {
+            let o = o.trim();
+            !o.is_empty()
+                && new.iter().all(|n| {
+                    let n = n.trim();
+                    2 * prefix(o, n) < o.chars().count().max(n.chars().count())
+                })
+        })
 }
 
 /// A line that opens a block: it ends with `{` or `:` (a comment aside).
@@ -236,6 +289,9 @@ fn splice(old: &[String], new: &[String], chosen: &[&Hunk]) -> String {
     for h in sorted {
         old[at..h.old.start].iter().for_each(|l| out.push_str(l));
         new[h.new.clone()].iter().for_each(|l| out.push_str(l));
+        if h.keeps {
+            old[h.old.clone()].iter().for_each(|l| out.push_str(l));
+        }
         at = h.old.end;
     }
     old[at..].iter().for_each(|l| out.push_str(l));
@@ -305,6 +361,30 @@ mod tests {
         assert!(h[0].wipes);
         let h = hunks_of(0, &strings(PRICING), &strings(DRIFTED));
         assert!(h.iter().all(|h| !h.wipes));
+    }
+
+    #[test]
+    fn a_hunk_that_overwrote_a_line_is_also_tried_with_the_line_kept() {
+        let old = strings(
+            "def get(self, key):\n    value = self.d[key]\n    self.hits += 1\n    return value\n",
+        );
+        let new = strings(
+            "def get(self, key):\n    value = self.d[key]\n    self.d.move_to_end(key)\n    return value\n",
+        );
+        let h = hunks_of(0, &old, &new);
+        assert_eq!(h.len(), 1);
+        assert!(overwrites(&old[h[0].old.clone()], &new[h[0].new.clone()]));
+        let mut keep = h[0].clone();
+        keep.keeps = true;
+        assert_eq!(
+            splice(&old, &new, &[&keep]),
+            "def get(self, key):\n    value = self.d[key]\n    self.d.move_to_end(key)\n    self.hits += 1\n    return value\n"
+        );
+        // An edit of the line is not an overwrite.
+        assert!(!overwrites(
+            &strings("    return a - b\n"),
+            &strings("    return a + b\n")
+        ));
     }
 
     #[test]

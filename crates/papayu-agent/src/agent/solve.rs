@@ -244,6 +244,9 @@ pub struct AttemptView {
 pub struct PartView {
     /// The hunks kept, 1-based in file order.
     pub hunks: Vec<usize>,
+    /// Of those, the ones whose removed lines were kept too, their new lines inserted before
+    /// them (a hunk that overwrote a line it should have kept).
+    pub keeping: Vec<usize>,
     /// Hunks of the whole change.
     pub of: usize,
 }
@@ -795,6 +798,7 @@ impl Agent {
                             redrawn,
                             part: Some(PartView {
                                 hunks: part.hunks.clone(),
+                                keeping: part.keeping.clone(),
                                 of: part.of,
                             }),
                         };

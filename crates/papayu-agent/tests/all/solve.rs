@@ -687,6 +687,7 @@ fn a_rewrite_that_fixes_and_breaks_something_else_is_kept_as_its_fixing_part() {
         part.part,
         Some(papayu_agent::PartView {
             hunks: vec![1],
+            keeping: vec![],
             of: 2
         })
     );
