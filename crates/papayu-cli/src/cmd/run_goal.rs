@@ -280,12 +280,21 @@ fn print_report(report: &SolveReport, diffs_shown: bool) {
                 "run-attempt",
                 number = match &a.part {
                     None => number,
-                    Some(p) => format!(
+                    Some(p) if p.keeping.is_empty() => format!(
                         "{number} ({})",
                         crate::tr!(
                             "run-part",
                             hunks = crate::term::progress::hunk_list(&p.hunks),
                             of = p.of
+                        )
+                    ),
+                    Some(p) => format!(
+                        "{number} ({})",
+                        crate::tr!(
+                            "run-part-keeping",
+                            hunks = crate::term::progress::hunk_list(&p.hunks),
+                            of = p.of,
+                            keeping = crate::term::progress::hunk_list(&p.keeping)
                         )
                     ),
                 },

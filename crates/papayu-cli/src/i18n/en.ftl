@@ -163,6 +163,7 @@ run-no-change-proposed = no change proposed
 run-not-applied = not applied
 run-attempt = attempt { $number }{ $what }: { $result }
 run-part = part: hunk(s) { $hunks } of { $of }
+run-part-keeping = part: hunk(s) { $hunks } of { $of }, keeping the lines hunk(s) { $keeping } replaced
 run-solved = verified fix applied{ $tx }; `papayu undo` reverts it
 run-unverified = applied without verification{ $tx }: { $reason }
 run-tx = {" "}(transaction { $tx })

@@ -181,6 +181,7 @@ run-no-change-proposed = изменений не предложено
 run-not-applied = не применено
 run-attempt = попытка { $number }{ $what }: { $result }
 run-part = часть: фрагмент(ы) { $hunks } из { $of }
+run-part-keeping = часть: фрагмент(ы) { $hunks } из { $of }, с сохранёнными строками, которые заменял(и) фрагмент(ы) { $keeping }
 run-solved = проверенное исправление применено{ $tx }; `papayu undo` отменит
 run-unverified = применено без проверки{ $tx }: { $reason }
 run-tx = {" "}(транзакция { $tx })
