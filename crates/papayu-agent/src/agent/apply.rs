@@ -455,29 +455,7 @@ impl Agent {
         trace.trace_id = super::new_trace_id();
         trace.created_unix_ms = super::finish::now_ms();
         trace.validated_json = serde_json::from_str(&part.document).ok();
-        trace.part_of = Some(
-            format!(
-                "hunks {} of {} of {}",
-                part.hunks
-                    .iter()
-                    .map(usize::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                part.of,
-                parent.trace_id
-            ) + &if part.keeping.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ", keeping the lines hunk(s) {} replaced",
-                    part.keeping
-                        .iter()
-                        .map(usize::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            },
-        );
+        trace.part_of = Some(part.describe(&parent.trace_id));
         Ok(ApplyPreview {
             trace_id: trace.trace_id.clone(),
             actions: action_views(&plan),

@@ -63,6 +63,26 @@ pub(crate) struct Part {
     pub(crate) document: String,
 }
 
+impl Part {
+    /// `hunks 1, 3 of 4 of <parent trace id>`, and which hunks keep their replaced lines.
+    pub(crate) fn describe(&self, parent: &str) -> String {
+        let list = |v: &[usize]| {
+            v.iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut text = format!("hunks {} of {} of {parent}", list(&self.hunks), self.of);
+        if !self.keeping.is_empty() {
+            text.push_str(&format!(
+                ", keeping the lines hunk(s) {} replaced",
+                list(&self.keeping)
+            ));
+        }
+        text
+    }
+}
+
 /// At most `max` parts of `plan` to try after the tests rejected it, most promising first;
 /// none when the plan holds anything but UPDATE_FILEs of readable UTF-8 files, or more than
 /// [`MAX_SUBSTANTIVE`] substantive hunks; a one-hunk change only has its keeping reading (a
