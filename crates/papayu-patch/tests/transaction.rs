@@ -384,3 +384,54 @@ fn the_committed_manifest_records_the_hash_of_every_file_written() {
         "one\ntwo\n"
     );
 }
+
+/// Each `@@ -a,b +c,d @@` header of `diff` counts the lines of its hunk's body.
+fn headers_count_their_lines(diff: &str) -> Result<(), String> {
+    let mut lines = diff.lines().skip(2).peekable();
+    while let Some(header) = lines.next() {
+        let counts: Vec<usize> = header
+            .trim_start_matches("@@ ")
+            .trim_end_matches(" @@")
+            .split(' ')
+            .map(|r| r[1..].split(',').nth(1).map_or(1, |n| n.parse().unwrap()))
+            .collect();
+        let (mut old, mut new) = (0, 0);
+        while let Some(l) = lines.next_if(|l| !l.starts_with("@@ ")) {
+            match l.as_bytes().first() {
+                Some(b'-') => old += 1,
+                Some(b'+') => new += 1,
+                Some(b'\\') => {}
+                _ => (old, new) = (old + 1, new + 1),
+            }
+        }
+        if counts != [old, new] {
+            return Err(format!("{header} heads {old} old and {new} new lines"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn a_preview_diffs_hunk_headers_count_its_lines() {
+    // similar 2.7's Myers gave this change a Delete and an Insert indexed on the wrong side of
+    // the equal line, and the header read `@@ -1 +6,3 @@` for a 4-line and an 8-line side.
+    let (old, new) = ("a\na\na\n\n", "\nb\n\n\n\n\n\n\n");
+    let dir = tempfile::tempdir().unwrap();
+    write_files(dir.path(), &[("f.txt", old)]);
+    let plan = crate::common::plan(
+        &format!(
+            r#"{{"actions":[{{"kind":"UPDATE_FILE","path":"f.txt","content":{}}}],"summary":"s"}}"#,
+            serde_json::to_string(new).unwrap()
+        ),
+        papayu_protocol::ProtocolVersion::V3,
+    );
+    let preview = Project::open(dir.path())
+        .unwrap()
+        .transaction(&plan)
+        .preview()
+        .unwrap();
+    let diff = &preview.files[0].diff;
+    assert!(preview.is_ok(), "{preview:?}");
+    assert!(diff.contains("@@ -1,4 +1,8 @@"), "{diff}");
+    headers_count_their_lines(diff).unwrap();
+}
