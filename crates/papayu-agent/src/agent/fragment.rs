@@ -10,6 +10,8 @@
 //! rewrites a single block of the file (a function on one line) replaces that block (D59). A
 //! block's first line may be restated in the model's own words when it still defines the same
 //! name (`function f(a) {` as `const f = (a) => {`) and only one block of the file does (D62).
+//! A content of one to three lines that are an edited copy of as many consecutive lines of the
+//! file, at one place only, replaces those lines (D72).
 
 use std::collections::BTreeMap;
 
@@ -85,7 +87,10 @@ pub(crate) fn widen(
         let moved = shifted.as_deref().unwrap_or(content_rejoined);
         let (whole, region, as_patch, added) = if let Some(patched) = as_diff(path, file, content) {
             (patched, 0..n, true, false)
-        } else if let Some((whole, region)) = splice(file, moved).or_else(|| block(file, moved)) {
+        } else if let Some((whole, region)) = splice(file, moved)
+            .or_else(|| block(file, moved))
+            .or_else(|| restated(file, moved))
+        {
             (whole, region, false, false)
         } else if let Some((whole, region)) = elided(path, file, content_rejoined) {
             (whole, region, false, false)
@@ -159,6 +164,7 @@ fn elided(path: &str, file: &str, content: &str) -> Option<(String, std::ops::Ra
         let c = shifted.as_deref().unwrap_or(piece);
         let (next, region) = splice(&text, c)
             .or_else(|| block(&text, c))
+            .or_else(|| restated(&text, c))
             .or_else(|| super::addition::addition(path, &text, c))?;
         start = start.min(region.start);
         end = end.max(region.end);
@@ -431,6 +437,41 @@ fn block(file: &str, content: &str) -> Option<(String, std::ops::Range<usize>)> 
     Some((joined(file, &lines, region.clone(), body), region))
 }
 
+/// The most lines a content read by [`restated`] may have.
+const MAX_RESTATED: usize = 3;
+
+/// `content` read as an edited copy of a few consecutive lines of `file` (D72): one to
+/// [`MAX_RESTATED`] non-blank lines, each equal or alike to its file line (an edited copy: the
+/// same line with a name, a number or a pattern changed, and not more than about twice as
+/// long), at exactly one place in the file, changing at least one line — and the file longer
+/// than the content by two lines or more. A small model asked for the whole new file of a
+/// module whose import moved answers `from money import format_money` alone; read literally,
+/// that deletes the module. [`splice`] needs two equal lines and cannot place it.
+fn restated(file: &str, content: &str) -> Option<(String, std::ops::Range<usize>)> {
+    let lines: Vec<&str> = file.split_inclusive('\n').collect();
+    let f: Vec<&str> = lines.iter().map(|l| l.trim_end()).collect();
+    let body = content.trim_matches('\n');
+    let c: Vec<&str> = body.split('\n').map(str::trim_end).collect();
+    let m = c.len();
+    if m > MAX_RESTATED || c.iter().any(|l| l.trim().is_empty()) || f.len() < m + 2 {
+        return None;
+    }
+    let copy = |f: &str, c: &str| {
+        pair_score(f, c).is_some() && c.trim().len() <= 2 * f.trim().len() + 16
+    };
+    let mut places = (0..=f.len() - m).filter(|&i| {
+        (0..m).all(|j| copy(f[i + j], c[j])) && (0..m).any(|j| f[i + j] != c[j])
+    });
+    let at = places.next()?;
+    // The content is lines the file already has (read literally: a deletion of the rest).
+    let own = (0..=f.len() - m).any(|i| (0..m).all(|j| f[i + j].trim() == c[j].trim()));
+    if places.next().is_some() || own {
+        return None;
+    }
+    let region = at..at + m;
+    Some((joined(file, &lines, region.clone(), body), region))
+}
+
 /// `file` with the lines `region` replaced by `body`'s lines, in the file's line endings, its
 /// final-newline state kept when the region reaches its end.
 fn joined(file: &str, lines: &[&str], region: std::ops::Range<usize>, body: &str) -> String {
@@ -670,6 +711,36 @@ mod tests {
     use super::*;
 
     const LRU: &str = "class LRU:\n    def __init__(self):\n        self._entries = {}\n\n    def get(self, key):\n        value = self._entries.get(key)\n        return value\n\n    def put(self, key, value):\n        self._entries[key] = value\n";
+
+    const ACCOUNT: &str = "\"\"\"A bank account.\"\"\"\n\nfrom utils import format_money, parse_money\n\n\nclass Account:\n    def deposit(self, text):\n        return parse_money(text)\n";
+
+    #[test]
+    fn an_edited_copy_of_one_line_replaces_that_line() {
+        let content = "from money import format_money, parse_money\n";
+        let (whole, region) = restated(ACCOUNT, content).unwrap();
+        assert_eq!(whole, ACCOUNT.replace("from utils", "from money"));
+        assert_eq!(region, 2..3);
+        // Through the whole reading, as the answer's UPDATE_FILE.
+        let js = "const NUMBER = /\\d+/y;\nconst SPACE = /\\s+/y;\n\nfunction tokens(text) {\n  return [];\n}\n";
+        let (whole, _) = restated(js, "const NUMBER = /-?\\d+(\\.\\d+)?/y;").unwrap();
+        assert_eq!(whole, js.replace("/\\d+/y", "/-?\\d+(\\.\\d+)?/y"));
+    }
+
+    #[test]
+    fn a_restatement_that_could_be_two_places_or_no_edit_is_not_read() {
+        // Alike two import lines.
+        let two = "from utils import a\nfrom utils import b\n\nx = 1\ny = 2\n";
+        assert_eq!(restated(two, "from money import c"), None);
+        // The file's own line: read literally (the rest deleted), as the model wrote it.
+        assert_eq!(restated(ACCOUNT, "from utils import format_money, parse_money"), None);
+        // A line much longer than the one it starts like (a whole function on one line).
+        let long = format!("from utils import format_money, parse_money; {}", "x = 1; ".repeat(20));
+        assert_eq!(restated(ACCOUNT, &long), None);
+        // More lines than a restatement, a blank line, or a file too short to tell.
+        assert_eq!(restated(ACCOUNT, "a\nb\nc\nd"), None);
+        assert_eq!(restated(ACCOUNT, "from money import x\n\nclass Account:"), None);
+        assert_eq!(restated("import os\nx = 1\n", "import sys"), None);
+    }
 
     #[test]
     fn pieces_between_elisions_replace_their_stretches_and_the_rest_stays() {
