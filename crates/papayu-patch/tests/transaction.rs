@@ -418,7 +418,7 @@ fn a_preview_diffs_hunk_headers_count_its_lines() {
     let (old, new) = ("a\na\na\n\n", "\nb\n\n\n\n\n\n\n");
     let dir = tempfile::tempdir().unwrap();
     write_files(dir.path(), &[("f.txt", old)]);
-    let plan = crate::common::plan(
+    let plan = plan(
         &format!(
             r#"{{"actions":[{{"kind":"UPDATE_FILE","path":"f.txt","content":{}}}],"summary":"s"}}"#,
             serde_json::to_string(new).unwrap()

@@ -427,12 +427,14 @@ impl Agent {
         }
     }
 
-    /// A part of `parent`'s change ([`super::parts`]), validated and previewed like any plan,
-    /// with its own trace that names the parent and the hunks it keeps.
-    pub(super) fn preview_part(
+    /// A change derived from `parent`'s — a part of it ([`super::parts`]) or it with a rename
+    /// completed ([`super::rename`]) — as a plan `document`, validated and previewed like any
+    /// plan, with its own trace whose `part_of` says what it is and names the parent.
+    pub(super) fn preview_derived(
         &self,
         parent: &ApplyPreview,
-        part: &super::parts::Part,
+        document: &str,
+        derived_from: String,
     ) -> Result<ApplyPreview, AgentError> {
         let version = parent.plan.version();
         let root = self.root.clone();
@@ -440,7 +442,7 @@ impl Agent {
         let ctx = Context::new(version)
             .with_mode(Mode::Apply)
             .with_exists(&exists);
-        let plan = papayu_validate::check_text(&part.document, &ctx, &self.policy)
+        let plan = papayu_validate::check_text(document, &ctx, &self.policy)
             .into_plan()
             .map_err(|rejected| {
                 let violations = rejected.into_violations();
@@ -454,8 +456,8 @@ impl Agent {
         let mut trace = parent.trace.clone();
         trace.trace_id = super::new_trace_id();
         trace.created_unix_ms = super::finish::now_ms();
-        trace.validated_json = serde_json::from_str(&part.document).ok();
-        trace.part_of = Some(part.describe(&parent.trace_id));
+        trace.validated_json = serde_json::from_str(document).ok();
+        trace.part_of = Some(derived_from);
         Ok(ApplyPreview {
             trace_id: trace.trace_id.clone(),
             actions: action_views(&plan),

@@ -456,12 +456,10 @@ fn restated(file: &str, content: &str) -> Option<(String, std::ops::Range<usize>
     if m > MAX_RESTATED || c.iter().any(|l| l.trim().is_empty()) || f.len() < m + 2 {
         return None;
     }
-    let copy = |f: &str, c: &str| {
-        pair_score(f, c).is_some() && c.trim().len() <= 2 * f.trim().len() + 16
-    };
-    let mut places = (0..=f.len() - m).filter(|&i| {
-        (0..m).all(|j| copy(f[i + j], c[j])) && (0..m).any(|j| f[i + j] != c[j])
-    });
+    let copy =
+        |f: &str, c: &str| pair_score(f, c).is_some() && c.trim().len() <= 2 * f.trim().len() + 16;
+    let mut places = (0..=f.len() - m)
+        .filter(|&i| (0..m).all(|j| copy(f[i + j], c[j])) && (0..m).any(|j| f[i + j] != c[j]));
     let at = places.next()?;
     // The content is lines the file already has (read literally: a deletion of the rest).
     let own = (0..=f.len() - m).any(|i| (0..m).all(|j| f[i + j].trim() == c[j].trim()));
@@ -732,13 +730,22 @@ mod tests {
         let two = "from utils import a\nfrom utils import b\n\nx = 1\ny = 2\n";
         assert_eq!(restated(two, "from money import c"), None);
         // The file's own line: read literally (the rest deleted), as the model wrote it.
-        assert_eq!(restated(ACCOUNT, "from utils import format_money, parse_money"), None);
+        assert_eq!(
+            restated(ACCOUNT, "from utils import format_money, parse_money"),
+            None
+        );
         // A line much longer than the one it starts like (a whole function on one line).
-        let long = format!("from utils import format_money, parse_money; {}", "x = 1; ".repeat(20));
+        let long = format!(
+            "from utils import format_money, parse_money; {}",
+            "x = 1; ".repeat(20)
+        );
         assert_eq!(restated(ACCOUNT, &long), None);
         // More lines than a restatement, a blank line, or a file too short to tell.
         assert_eq!(restated(ACCOUNT, "a\nb\nc\nd"), None);
-        assert_eq!(restated(ACCOUNT, "from money import x\n\nclass Account:"), None);
+        assert_eq!(
+            restated(ACCOUNT, "from money import x\n\nclass Account:"),
+            None
+        );
         assert_eq!(restated("import os\nx = 1\n", "import sys"), None);
     }
 

@@ -19,12 +19,14 @@ mod addition;
 mod apply;
 mod check;
 mod converse;
+mod feedback;
 mod finish;
 mod fragment;
 mod hint;
 mod observe;
 mod parts;
 mod plan;
+mod rename;
 mod retarget;
 mod solve;
 mod views;
@@ -38,7 +40,7 @@ pub use observe::{AgentEvent, AgentObserver};
 pub use solve::{
     AttemptError, AttemptView, BaselineView, ConfirmFn, DEFAULT_ATTEMPTS, DEFAULT_PARTS,
     DEFAULT_RETRY_TEMPERATURE, DEFAULT_TEST_TIMEOUT, LOCAL_DRAWS, PartView, REPEAT_REDRAWS,
-    SolveOptions, SolveOutcome, SolveReport, Usage, strip_mode_prefix,
+    RenamedView, SolveOptions, SolveOutcome, SolveReport, Usage, strip_mode_prefix,
 };
 pub use views::{
     ActionView, ApplyOutcome, ApplyPreview, ChatTurn, ContextReport, DroppedBlock, FallbackInfo,

@@ -12,6 +12,7 @@ use papayu_protocol::ErrorCode;
 use serde::Serialize;
 
 use super::Agent;
+use super::feedback::{Feedback, Shown};
 use super::views::{ActionView, ApplyOutcome, ApplyPreview, Progress, ProgressFn};
 use crate::error::AgentError;
 use crate::verify::{
@@ -237,6 +238,9 @@ pub struct AttemptView {
     pub redrawn: u32,
     /// Set when this change is part of the draw's rejected change, tried alone (D65).
     pub part: Option<PartView>,
+    /// Set when this change is the draw's rejected change with the renames it began carried
+    /// out everywhere (D74).
+    pub renamed: Option<RenamedView>,
 }
 
 /// Which hunks of a rejected change a part keeps.
@@ -249,6 +253,23 @@ pub struct PartView {
     pub keeping: Vec<usize>,
     /// Hunks of the whole change.
     pub of: usize,
+}
+
+/// The renames a derived change completed (D74).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RenamedView {
+    /// `(old, new)` names.
+    pub names: Vec<(String, String)>,
+    /// Files the model's change did not touch that the completion also changes.
+    pub files: Vec<String>,
+}
+
+/// A change derived from one the tests rejected, tried as its own transaction.
+enum Derived {
+    /// A smaller set of its hunks (D65).
+    Part(super::parts::Part),
+    /// It with the renames it began completed (D74).
+    Renamed(super::rename::Renamed),
 }
 
 /// Model calls and tokens over a whole run.
@@ -293,119 +314,8 @@ pub struct SolveReport {
     pub reason: Option<String>,
 }
 
-/// What the next attempt is told about the previous one.
-struct Feedback {
-    text: String,
-}
-
-impl Feedback {
-    fn rejected(number: u32, error: &AgentError) -> Feedback {
-        Feedback {
-            text: format!(
-                "Attempt {number} was rejected before anything was applied ({}): {error}\n\
-                 Answer again with a valid change.",
-                error.code()
-            ),
-        }
-    }
-
-    fn blocked(number: u32, preview: &ApplyPreview) -> Feedback {
-        let problems: Vec<String> = preview
-            .preview
-            .files
-            .iter()
-            .filter_map(|f| {
-                f.error
-                    .as_ref()
-                    .map(|e| format!("{} {}: {} {}", f.kind, f.path, e.code, e.message))
-            })
-            .collect();
-        Feedback {
-            text: format!(
-                "Attempt {number} could not be applied:\n{}\nAnswer again with a change that applies to the files as shown.",
-                problems.join("\n")
-            ),
-        }
-    }
-
-    fn no_changes(number: u32) -> Feedback {
-        Feedback {
-            text: format!(
-                "Attempt {number} answered that nothing needs to change, but the tests still fail. \
-                 A change IS needed: return actions that fix the code."
-            ),
-        }
-    }
-
-    fn repeated(
-        number: u32,
-        earlier: u32,
-        diff: &str,
-        verdict: &Verdict,
-        digest: &str,
-    ) -> Feedback {
-        let reason = why(verdict);
-        Feedback {
-            text: format!(
-                "Attempt {number} proposed EXACTLY the change attempt {earlier} tried, which was \
-                 rolled back because {reason}; it was not applied again.\n\
-                 That change (never propose it again):\n{}\n\
-                 Test output after it:\n{digest}\n\
-                 The files are as shown in the context. Answer with a DIFFERENT fix: another \
-                 line, another expression or another file.",
-                diff.trim_end()
-            ),
-        }
-    }
-
-    fn not_verified(
-        number: u32,
-        preview: &ApplyPreview,
-        verdict: &Verdict,
-        digest: &str,
-    ) -> Feedback {
-        let diff = diff_of(preview);
-        let reason = why(verdict);
-        Feedback {
-            text: format!(
-                "Attempt {number} was applied, tested and ROLLED BACK because {reason}.\n\
-                 The change that was tried (do not repeat it as is):\n{}\n\
-                 Test output after that change:\n{digest}\n\
-                 The files are back as shown in the context. Answer with a different fix.",
-                diff.trim_end()
-            ),
-        }
-    }
-
-    fn edited_tests(
-        number: u32,
-        preview: &ApplyPreview,
-        verdict: &Verdict,
-        path: &str,
-    ) -> Feedback {
-        let reason = why(verdict);
-        Feedback {
-            text: format!(
-                "Attempt {number} was NOT applied because {reason}.\n\
-                 The change that was proposed (do not repeat it):\n{}\n\
-                 Leave `{path}`'s tests as they are and change the code they test, so that the \
-                 failing tests pass as written.",
-                diff_of(preview).trim_end()
-            ),
-        }
-    }
-}
-
-/// Why a change was not verified (empty for a verified one).
-fn why(verdict: &Verdict) -> &str {
-    match verdict {
-        Verdict::NotVerified { reason, .. } => reason.as_str(),
-        Verdict::Verified { .. } => "",
-    }
-}
-
 /// A preview's unified diffs, one after the other.
-fn diff_of(preview: &ApplyPreview) -> String {
+pub(super) fn diff_of(preview: &ApplyPreview) -> String {
     preview
         .preview
         .files
@@ -537,13 +447,10 @@ impl Agent {
             targets: targets.clone(),
             duration_ms: run.duration_ms,
         });
-        let draws = options
-            .draws
-            .unwrap_or(if self.provider.info().kind == ProviderKind::Local {
-                LOCAL_DRAWS
-            } else {
-                1
-            });
+        let local = self.provider.info().kind == ProviderKind::Local;
+        let draws = options.draws.unwrap_or(if local { LOCAL_DRAWS } else { 1 });
+        // A rejected change is shown to the in-process model by its places, not its diff (D73).
+        let shown = if local { Shown::Places } else { Shown::Diff };
         // The context's check log stays the baseline's failure (the one the goal is about) in
         // every attempt: each prompt is then the first one plus what the feedback says about the
         // latest change (with its test output), so a local model decodes only that (D54).
@@ -607,6 +514,7 @@ impl Agent {
                         sampling: options.sampling(number, draw, redrawn),
                         redrawn,
                         part: None,
+                        renamed: None,
                     });
                     feedback = Some(f);
                     continue;
@@ -626,6 +534,7 @@ impl Agent {
                 sampling,
                 redrawn,
                 part: None,
+                renamed: None,
             };
             if preview.no_changes {
                 if baseline.exit_ok && targets.is_empty() {
@@ -657,7 +566,7 @@ impl Agent {
             if let Some((earlier, _, verdict, digest)) =
                 rejected.iter().find(|r| r.1 == attempt.diff)
             {
-                let f = Feedback::repeated(number, *earlier, &attempt.diff, verdict, digest);
+                let f = Feedback::repeated(number, *earlier, &attempt.diff, shown, verdict, digest);
                 attempt.verdict = Some(match verdict.clone() {
                     Verdict::NotVerified {
                         reason,
@@ -691,7 +600,7 @@ impl Agent {
                     regressed: Vec::new(),
                 };
                 let digest = failure.clone().unwrap_or_default();
-                let f = Feedback::edited_tests(number, &preview, &verdict, &path);
+                let f = Feedback::edited_tests(number, &attempt.diff, shown, &verdict, &path);
                 rejected.push((number, attempt.diff.clone(), verdict.clone(), digest));
                 attempt.verdict = Some(verdict);
                 attempt.feedback = Some(f.text.clone());
@@ -737,7 +646,7 @@ impl Agent {
                 Err(AgentError::Apply(e)) if e.code() != ErrorCode::Cancelled => {
                     let f = match &judged_as {
                         Some((v, digest)) => {
-                            let f = Feedback::not_verified(number, &preview, v, digest);
+                            let f = Feedback::not_verified(number, &attempt.diff, shown, v, digest);
                             rejected.push((
                                 number,
                                 attempt.diff.clone(),
@@ -767,16 +676,22 @@ impl Agent {
                     // The tests rejected the change as a whole: its parts may still fix it
                     // (D65); each is tested as its own transaction, and the model is told
                     // about the whole change only.
-                    let parts = if tested {
-                        super::parts::parts(&self.root, &preview.plan, options.parts as usize)
+                    let derived = if tested {
+                        self.derived(&preview, options.parts as usize)
                     } else {
                         Vec::new()
                     };
-                    for part in parts {
+                    for candidate in derived {
                         if cancelled() {
                             return Err(AgentError::Apply(papayu_patch::ApplyError::Cancelled));
                         }
-                        let Ok(piece) = self.preview_part(&preview, &part) else {
+                        let (document, described) = match &candidate {
+                            Derived::Part(part) => {
+                                (&part.document, part.describe(&preview.trace_id))
+                            }
+                            Derived::Renamed(r) => (&r.document, r.describe(&preview.trace_id)),
+                        };
+                        let Ok(piece) = self.preview_derived(&preview, document, described) else {
                             continue;
                         };
                         let diff = diff_of(&piece);
@@ -796,12 +711,24 @@ impl Agent {
                             feedback: None,
                             sampling,
                             redrawn,
-                            part: Some(PartView {
-                                hunks: part.hunks.clone(),
-                                keeping: part.keeping.clone(),
-                                of: part.of,
-                            }),
+                            part: None,
+                            renamed: None,
                         };
+                        match &candidate {
+                            Derived::Part(part) => {
+                                view.part = Some(PartView {
+                                    hunks: part.hunks.clone(),
+                                    keeping: part.keeping.clone(),
+                                    of: part.of,
+                                })
+                            }
+                            Derived::Renamed(r) => {
+                                view.renamed = Some(RenamedView {
+                                    names: r.names.clone(),
+                                    files: r.files.clone(),
+                                })
+                            }
+                        }
                         if let Some(confirm) = confirm
                             && !confirm(&piece)
                         {
@@ -809,9 +736,15 @@ impl Agent {
                             report.outcome = SolveOutcome::Declined;
                             return Ok(self.finish_report(report));
                         }
-                        progress(&Progress::Part {
-                            hunks: part.hunks.clone(),
-                            of: part.of,
+                        progress(&match &candidate {
+                            Derived::Part(part) => Progress::Part {
+                                hunks: part.hunks.clone(),
+                                of: part.of,
+                            },
+                            Derived::Renamed(r) => Progress::Renamed {
+                                names: r.names.clone(),
+                                files: r.files.clone(),
+                            },
                         });
                         progress(&Progress::Testing {
                             command: test.command.clone(),
@@ -886,6 +819,7 @@ impl Agent {
             sampling: None,
             redrawn: 0,
             part: None,
+            renamed: None,
         };
         if preview.no_changes {
             report.attempts.push(attempt);
@@ -939,6 +873,31 @@ impl Agent {
             }
         }
         failure_digest(&text, FEEDBACK_CHARS)
+    }
+
+    /// What is tried after the tests rejected `preview`'s change, before the model is asked
+    /// again: the change with the renames it began completed (D74), then at most `parts` of
+    /// its parts (D65).
+    fn derived(&self, preview: &ApplyPreview, parts: usize) -> Vec<Derived> {
+        let project = self.engine.project();
+        let users = |name: &str| -> Vec<String> {
+            let mut paths: Vec<String> = project
+                .search_hits(name, None, papayu_context::SearchMode::Literal)
+                .map(|r| r.hits.into_iter().map(|h| h.path).collect())
+                .unwrap_or_default();
+            paths.dedup();
+            paths
+        };
+        let mut out: Vec<Derived> = super::rename::completed(&self.root, &preview.plan, &users)
+            .map(Derived::Renamed)
+            .into_iter()
+            .collect();
+        out.extend(
+            super::parts::parts(&self.root, &preview.plan, parts)
+                .into_iter()
+                .map(Derived::Part),
+        );
+        out
     }
 
     fn finish_report(&self, mut report: SolveReport) -> SolveReport {

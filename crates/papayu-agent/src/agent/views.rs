@@ -226,6 +226,14 @@ pub enum Progress {
         /// Hunks of the whole change.
         of: usize,
     },
+    /// The tests rejected a change that began renaming names; the change with the renames
+    /// carried out everywhere is tried (D74): `(old, new)` names, and the files it also changes.
+    Renamed {
+        /// `(old, new)` names.
+        names: Vec<(String, String)>,
+        /// Files the model's change did not touch that the completion changes.
+        files: Vec<String>,
+    },
     /// An attempt at a goal begins ([`crate::Agent::solve`]).
     Attempt {
         /// 1-based.

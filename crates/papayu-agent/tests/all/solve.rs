@@ -791,3 +791,62 @@ fn an_answer_with_only_the_new_function_adds_it_to_the_file() {
         Progress::Widened { path, added: true, first: 3, last: 2, .. } if path == "calc.py"
     )));
 }
+
+#[test]
+fn a_rename_begun_in_the_definition_is_completed_at_its_uses() {
+    const DATES: &str = "def parse_date(text):\n    return text.strip()\n\n\ndef today():\n    return parse_date(' 2024-01-01 ')\n";
+    const SHEET: &str = "from dates import parse_date\n\n\ndef days(rows):\n    return [parse_date(r) for r in rows]\n";
+    const TEST: &str = "import unittest\n\nfrom dates import parse_iso_date\nfrom sheet import days\n\n\nclass DatesTest(unittest.TestCase):\n    def test_parse(self):\n        self.assertEqual(parse_iso_date(' 2024-01-31 '), '2024-01-31')\n\n    def test_days(self):\n        self.assertEqual(days([' a ']), ['a'])\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+    let p = Project::new(&[
+        ("dates.py", DATES.as_bytes()),
+        ("sheet.py", SHEET.as_bytes()),
+        ("test_dates.py", TEST.as_bytes()),
+    ]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // The model renames the definition only; today() and sheet.py still call the old name.
+    let model = rt.block_on(Model::start(&[json!({
+        "actions": [{"kind": "UPDATE_FILE", "path": "dates.py",
+                     "content": DATES.replacen("parse_date", "parse_iso_date", 1)}],
+        "summary": "renamed"
+    })]));
+    let events = std::sync::Mutex::new(Vec::new());
+    let record = |e: &Progress| events.lock().unwrap().push(e.clone());
+    let report = solve_v3(&p, &model, &SolveOptions::default(), &record);
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.usage.model_calls, 1);
+    assert_eq!(report.attempts.len(), 2, "{report:#?}");
+    assert!(matches!(
+        &report.attempts[0].verdict,
+        Some(Verdict::NotVerified { .. })
+    ));
+    let renamed = &report.attempts[1];
+    assert_eq!(
+        renamed.renamed,
+        Some(papayu_agent::RenamedView {
+            names: vec![("parse_date".into(), "parse_iso_date".into())],
+            files: vec!["sheet.py".into()],
+        })
+    );
+    assert!(matches!(&renamed.verdict, Some(Verdict::Verified { .. })));
+    assert_eq!(p.read("dates.py"), DATES.replace("parse_date", "parse_iso_date"));
+    assert_eq!(p.read("sheet.py"), SHEET.replace("parse_date", "parse_iso_date"));
+    // The tests, which judge the change, are as they were.
+    assert_eq!(p.read("test_dates.py"), TEST);
+    assert!(events.lock().unwrap().contains(&Progress::Renamed {
+        names: vec![("parse_date".into(), "parse_iso_date".into())],
+        files: vec!["sheet.py".into()],
+    }));
+    let trace = std::fs::read_to_string(p.dir.path().join(format!(
+        ".papa-yu/traces/{}.json",
+        renamed.trace_id.as_deref().unwrap()
+    )))
+    .unwrap();
+    let trace: Value = serde_json::from_str(&trace).unwrap();
+    assert_eq!(
+        trace["part_of"],
+        format!(
+            "`parse_date` → `parse_iso_date` also in sheet.py, completing {}",
+            report.attempts[0].trace_id.as_deref().unwrap()
+        )
+    );
+}

@@ -279,7 +279,17 @@ fn print_report(report: &SolveReport, diffs_shown: bool) {
             crate::tr!(
                 "run-attempt",
                 number = match &a.part {
-                    None => number,
+                    None => match &a.renamed {
+                        None => number,
+                        Some(r) => format!(
+                            "{number} ({})",
+                            crate::tr!(
+                                "run-renamed",
+                                names = crate::term::progress::name_list(&r.names),
+                                files = r.files.len()
+                            )
+                        ),
+                    },
                     Some(p) if p.keeping.is_empty() => format!(
                         "{number} ({})",
                         crate::tr!(

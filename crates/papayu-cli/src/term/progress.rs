@@ -268,6 +268,11 @@ fn stage(p: &Progress) -> Option<String> {
         ),
         Progress::Attempt { number, of } => tr!("stage-attempt", number = *number, of = *of),
         Progress::Part { hunks, of } => tr!("stage-part", hunks = hunk_list(hunks), of = *of),
+        Progress::Renamed { names, files } => tr!(
+            "stage-renamed",
+            names = name_list(names),
+            files = files.len()
+        ),
         Progress::Applying { done, total, item } => tr!(
             "stage-applying",
             done = *done,
@@ -283,6 +288,15 @@ pub(crate) fn hunk_list(hunks: &[usize]) -> String {
     hunks
         .iter()
         .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `` `a` → `b`, `c` → `d` `` for the renames a completed rename carried out.
+pub(crate) fn name_list(names: &[(String, String)]) -> String {
+    names
+        .iter()
+        .map(|(a, b)| format!("`{a}` → `{b}`"))
         .collect::<Vec<_>>()
         .join(", ")
 }

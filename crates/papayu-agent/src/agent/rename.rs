@@ -1,0 +1,523 @@
+//! A rename the model began and did not finish (D74). Asked to rename a function or a type
+//! "everywhere", a small model renames it in the one line it rewrites — the definition, or an
+//! import of it — and leaves every other use under the old name; the tests then reject the
+//! change. This room reads, in a change the tests rejected, lines that differ from the file's
+//! only by one name replaced with another (`def parse_date(` → `def parse_iso_date(`, `import {
+//! getUser, …` → `import { fetchUser, …`), where the old name is defined in the project's code
+//! and the new one is not, and proposes the same change with that rename carried out in every
+//! file that still uses the old name (whole words; test files are left as they are — they
+//! judge the change). The caller validates, previews and tests it like any change. Reads the
+//! project's files; writes nothing.
+
+use std::collections::BTreeMap;
+
+use camino::Utf8Path;
+use papayu_protocol::ActionKind;
+use papayu_validate::ValidatedPlan;
+use serde_json::{Value, json};
+use similar::{Algorithm, DiffOp, capture_diff_slices};
+
+/// At most this many names are renamed together.
+const MAX_RENAMES: usize = 3;
+
+/// Files larger than this are not rewritten by a completed rename.
+const MAX_FILE_BYTES: usize = 512 * 1024;
+
+/// Words that declare the name after them.
+const DECLARES: &[&str] = &[
+    "def",
+    "function",
+    "class",
+    "struct",
+    "enum",
+    "trait",
+    "type",
+    "interface",
+    "fn",
+    "mod",
+    "func",
+    "const",
+    "let",
+    "var",
+    "static",
+    "union",
+    "macro_rules",
+];
+
+/// A rejected change with the renames it began carried out everywhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Renamed {
+    /// `(old, new)` names, in the order first seen.
+    pub(crate) names: Vec<(String, String)>,
+    /// Files the completion changes that the model's change did not touch, sorted.
+    pub(crate) files: Vec<String>,
+    /// `{"actions": [...]}`: the change's actions, renamed, then an UPDATE_FILE per such file.
+    pub(crate) document: String,
+}
+
+impl Renamed {
+    /// `` `a` → `b` also in x.py, y.py, completing <parent trace id> ``.
+    pub(crate) fn describe(&self, parent: &str) -> String {
+        let names: Vec<String> = self
+            .names
+            .iter()
+            .map(|(a, b)| format!("`{a}` → `{b}`"))
+            .collect();
+        let files = if self.files.is_empty() {
+            "within the change's files".to_owned()
+        } else {
+            format!("also in {}", self.files.join(", "))
+        };
+        format!("{} {files}, completing {parent}", names.join(", "))
+    }
+}
+
+/// The change `plan` with the renames it began completed, when it began any (see the module
+/// docs). `users(name)` lists the project's files that hold `name` (literally; the caller's
+/// project search, which honours ignore files and skips binary ones).
+pub(crate) fn completed(
+    root: &Utf8Path,
+    plan: &ValidatedPlan,
+    users: &dyn Fn(&str) -> Vec<String>,
+) -> Option<Renamed> {
+    // Each action's path, kind and new content (none for a delete), and the old texts.
+    let mut actions: Vec<(String, ActionKind, Option<String>)> = Vec::new();
+    let mut old: BTreeMap<String, String> = BTreeMap::new();
+    for a in plan.actions() {
+        let path = a.path.as_str().to_owned();
+        match a.kind() {
+            ActionKind::UpdateFile => {
+                let text = read(root, &path)?;
+                old.insert(path.clone(), text);
+                actions.push((path, ActionKind::UpdateFile, a.action.content.clone()));
+            }
+            ActionKind::CreateFile => {
+                actions.push((path, ActionKind::CreateFile, a.action.content.clone()))
+            }
+            ActionKind::DeleteFile => actions.push((path, ActionKind::DeleteFile, None)),
+            _ => return None,
+        }
+    }
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for (path, kind, content) in &actions {
+        if *kind != ActionKind::UpdateFile {
+            continue;
+        }
+        let (Some(before), Some(after)) = (old.get(path), content) else {
+            continue;
+        };
+        seen.extend(renamed_lines(before, after));
+    }
+    // Each old name renamed one way only; defined in the project's code, the new name not.
+    let mut names: Vec<(String, String)> = Vec::new();
+    for (a, b) in &seen {
+        if names.iter().any(|(x, _)| x == a) {
+            continue;
+        }
+        if seen.iter().any(|(x, y)| x == a && y != b) {
+            continue;
+        }
+        names.push((a.clone(), b.clone()));
+    }
+    let code = |path: &str| !papayu_context::is_test_path(path);
+    let defined_in = |name: &str, files: &[String]| {
+        files.iter().filter(|p| code(p)).any(|p| {
+            old.get(p.as_str())
+                .cloned()
+                .or_else(|| read(root, p))
+                .is_some_and(|text| text.lines().any(|l| declares(l, name)))
+        })
+    };
+    names.retain(|(a, b)| defined_in(a, &users(a)) && !defined_in(b, &users(b)));
+    names.truncate(MAX_RENAMES);
+    if names.is_empty() {
+        return None;
+    }
+    let rename_all = |text: &str| {
+        names
+            .iter()
+            .fold(text.to_owned(), |t, (a, b)| rename_word(&t, a, b))
+    };
+    let mut doc: Vec<Value> = Vec::new();
+    let mut changed = false;
+    for (path, kind, content) in &actions {
+        match kind {
+            ActionKind::DeleteFile => doc.push(json!({"kind": "DELETE_FILE", "path": path})),
+            _ => {
+                let content = content.as_deref().unwrap_or_default();
+                let renamed = rename_all(content);
+                changed |= renamed != content;
+                let kind = if *kind == ActionKind::CreateFile {
+                    "CREATE_FILE"
+                } else {
+                    "UPDATE_FILE"
+                };
+                doc.push(json!({"kind": kind, "path": path, "content": renamed}));
+            }
+        }
+    }
+    let mut files: Vec<String> = names
+        .iter()
+        .flat_map(|(a, _)| users(a))
+        .filter(|p| code(p) && !actions.iter().any(|(q, _, _)| q == p))
+        .collect();
+    files.sort();
+    files.dedup();
+    let mut touched = Vec::new();
+    for path in files {
+        let Some(text) = read(root, &path).filter(|t| t.len() <= MAX_FILE_BYTES) else {
+            continue;
+        };
+        let renamed = rename_all(&text);
+        if renamed != text {
+            doc.push(json!({"kind": "UPDATE_FILE", "path": path, "content": renamed}));
+            touched.push(path);
+        }
+    }
+    (changed || !touched.is_empty()).then(|| Renamed {
+        names,
+        files: touched,
+        document: json!({ "actions": doc }).to_string(),
+    })
+}
+
+/// A project file as text (`None`: unreadable or not UTF-8).
+fn read(root: &Utf8Path, path: &str) -> Option<String> {
+    String::from_utf8(fs_err::read(root.join(path)).ok()?).ok()
+}
+
+/// The `(old, new)` names of the lines `after` changed from `before` by one name only: in each
+/// replaced run of as many new lines as old, a line pair whose words differ in names only, all
+/// the same name becoming the same other name.
+fn renamed_lines(before: &str, after: &str) -> Vec<(String, String)> {
+    let old: Vec<&str> = before.lines().collect();
+    let new: Vec<&str> = after.lines().collect();
+    let mut found = Vec::new();
+    for op in capture_diff_slices(Algorithm::Myers, &old, &new) {
+        if let DiffOp::Replace {
+            old_index,
+            old_len,
+            new_index,
+            new_len,
+        } = op
+            && old_len == new_len
+        {
+            for k in 0..old_len {
+                if let Some(pair) = one_rename(old[old_index + k], new[new_index + k]) {
+                    found.push(pair);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// `(a, b)` when `new` is `old` with the name `a` replaced by `b` (once or more) and nothing
+/// else changed.
+fn one_rename(old: &str, new: &str) -> Option<(String, String)> {
+    let (x, y) = (tokens(old), tokens(new));
+    if x.len() != y.len() {
+        return None;
+    }
+    let mut pair: Option<(&str, &str)> = None;
+    for (a, b) in x.iter().zip(&y) {
+        if a == b {
+            continue;
+        }
+        if !is_name(a) || !is_name(b) {
+            return None;
+        }
+        match pair {
+            None => pair = Some((a, b)),
+            Some(p) if p == (*a, *b) => {}
+            Some(_) => return None,
+        }
+    }
+    let (a, b) = pair?;
+    (a.len() >= 2 && b.len() >= 2).then(|| (a.to_owned(), b.to_owned()))
+}
+
+/// A line cut into names (letters, digits, `_`, `$`) and single other characters, spaces kept.
+fn tokens(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, ch) in line.char_indices() {
+        if is_word(ch) {
+            start.get_or_insert(i);
+        } else {
+            if let Some(s) = start.take() {
+                out.push(&line[s..i]);
+            }
+            out.push(&line[i..i + ch.len_utf8()]);
+        }
+    }
+    if let Some(s) = start {
+        out.push(&line[s..]);
+    }
+    out
+}
+
+fn is_word(ch: char) -> bool {
+    ch.is_alphanumeric() || ch == '_' || ch == '$'
+}
+
+/// A token that names something: starts with a letter, `_` or `$`.
+fn is_name(token: &str) -> bool {
+    token
+        .chars()
+        .next()
+        .is_some_and(|ch| ch.is_alphabetic() || ch == '_' || ch == '$')
+}
+
+/// The line declares `name`: a declaring word right before it (`def name`, `pub struct name`,
+/// `export async function name`), or a line that opens a block and defines it by the signature
+/// reading of D62 (`const name = (a) => {`). A plain assignment (`total = 0`) declares nothing.
+fn declares(line: &str, name: &str) -> bool {
+    let t = line.trim_end();
+    let opens = t.contains('{') || t.ends_with(':') || t.contains("=>");
+    if opens && super::fragment::defined_name(line) == Some(name) {
+        return true;
+    }
+    let words: Vec<&str> = tokens(line)
+        .into_iter()
+        .filter(|t| !t.trim().is_empty())
+        .collect();
+    words
+        .windows(2)
+        .any(|w| w[1] == name && DECLARES.contains(&w[0]))
+}
+
+/// `text` with every whole-word `from` replaced by `to`.
+fn rename_word(text: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut prev: Option<char> = None;
+    while let Some(at) = rest.find(from) {
+        let before = rest[..at].chars().next_back().or(prev);
+        let after = rest[at + from.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if before.is_some_and(is_word) || after.is_some_and(is_word) {
+            out.push_str(from);
+        } else {
+            out.push_str(to);
+        }
+        prev = from.chars().next_back();
+        rest = &rest[at + from.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_with_one_name_replaced_is_a_rename() {
+        assert_eq!(
+            one_rename("def parse_date(text):", "def parse_iso_date(text):"),
+            Some(("parse_date".into(), "parse_iso_date".into()))
+        );
+        assert_eq!(
+            one_rename(
+                "import { getUser, listTeams } from './api.js';",
+                "import { fetchUser, listTeams } from './api.js';"
+            ),
+            Some(("getUser".into(), "fetchUser".into()))
+        );
+        // The same rename twice on a line is one rename.
+        assert_eq!(
+            one_rename("x = Rgb(Rgb.RED)", "x = Color(Color.RED)"),
+            Some(("Rgb".into(), "Color".into()))
+        );
+    }
+
+    #[test]
+    fn other_edits_are_not_renames() {
+        assert_eq!(one_rename("return a - b", "return a + b"), None);
+        assert_eq!(one_rename("f(a, b)", "g(a, c)"), None);
+        assert_eq!(one_rename("x = 1", "x = 2"), None);
+        assert_eq!(one_rename("f(a)", "f(a, b)"), None);
+        assert_eq!(
+            one_rename("let a = 1;", "let b = 1;"),
+            None,
+            "one-letter names"
+        );
+    }
+
+    #[test]
+    fn a_word_is_renamed_whole() {
+        assert_eq!(
+            rename_word(
+                "use crate::Rgb; fn f(c: Rgb) -> RgbError { Rgb::new(); my_Rgb }",
+                "Rgb",
+                "Color"
+            ),
+            "use crate::Color; fn f(c: Color) -> RgbError { Color::new(); my_Rgb }"
+        );
+        assert_eq!(rename_word("RgbRgb Rgb", "Rgb", "C"), "RgbRgb C");
+        assert_eq!(
+            rename_word("$getUser getUser", "getUser", "x"),
+            "$getUser x"
+        );
+    }
+
+    #[test]
+    fn declarations_are_read_in_several_languages() {
+        assert!(declares("def parse_date(text):", "parse_date"));
+        assert!(declares(
+            "export async function getUser(t, id) {",
+            "getUser"
+        ));
+        assert!(declares("pub struct Rgb {", "Rgb"));
+        assert!(declares("#[derive(Debug)] pub enum Rgb {", "Rgb"));
+        assert!(declares("class Account:", "Account"));
+        assert!(!declares("    return parse_date(x)", "parse_date"));
+        assert!(!declares("import { getUser } from './api.js';", "getUser"));
+    }
+
+    fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (p, c) in files {
+            let full = dir.path().join(p);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, c).unwrap();
+        }
+        dir
+    }
+
+    fn plan_of(actions: Value) -> ValidatedPlan {
+        let text = json!({"actions": actions, "summary": "s"}).to_string();
+        papayu_validate::check_text(
+            &text,
+            &papayu_validate::Context::new(papayu_protocol::ProtocolVersion::V3),
+            &papayu_validate::Policy::default(),
+        )
+        .into_plan()
+        .unwrap()
+    }
+
+    /// Files under `root` whose text holds `name` (what the project search answers).
+    fn users_in(root: &Utf8Path) -> impl Fn(&str) -> Vec<String> + '_ {
+        move |name: &str| {
+            let mut out = Vec::new();
+            for entry in walk(root.as_std_path()) {
+                let rel = entry
+                    .strip_prefix(root.as_std_path())
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                if std::fs::read_to_string(&entry).is_ok_and(|t| t.contains(name)) {
+                    out.push(rel);
+                }
+            }
+            out.sort();
+            out
+        }
+    }
+
+    fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    const DATES: &str =
+        "def parse_date(text):\n    return text\n\n\ndef week(day):\n    return parse_date(day)\n";
+    const SHEET: &str = "from dates import parse_date, week\n\n\ndef total(rows):\n    return [parse_date(r) for r in rows]\n";
+    const TEST: &str = "from dates import parse_iso_date\n";
+
+    #[test]
+    fn a_renamed_definition_is_renamed_at_its_uses_but_not_in_the_tests() {
+        let dir = project(&[
+            ("dates.py", DATES),
+            ("sheet.py", SHEET),
+            ("test_dates.py", TEST),
+        ]);
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let plan = plan_of(json!([{
+            "kind": "UPDATE_FILE", "path": "dates.py",
+            "content": DATES.replacen("def parse_date", "def parse_iso_date", 1)
+        }]));
+        let users = users_in(root);
+        let r = completed(root, &plan, &users).unwrap();
+        assert_eq!(
+            r.names,
+            [("parse_date".to_owned(), "parse_iso_date".to_owned())]
+        );
+        assert_eq!(r.files, ["sheet.py"]);
+        let doc: Value = serde_json::from_str(&r.document).unwrap();
+        let actions = doc["actions"].as_array().unwrap();
+        assert_eq!(actions.len(), 2);
+        assert_eq!(
+            actions[0]["content"],
+            DATES.replace("parse_date", "parse_iso_date")
+        );
+        assert_eq!(actions[1]["path"], "sheet.py");
+        assert_eq!(
+            actions[1]["content"],
+            SHEET.replace("parse_date", "parse_iso_date")
+        );
+        assert!(
+            r.describe("T")
+                .starts_with("`parse_date` → `parse_iso_date` also in sheet.py")
+        );
+    }
+
+    #[test]
+    fn a_renamed_import_renames_the_definition_it_names() {
+        let api = "export async function getUser(t, id) {\n  return t(id);\n}\n";
+        let profile =
+            "import { getUser } from './api.js';\n\nexport const load = (t) => getUser(t, 1);\n";
+        let dir = project(&[("src/api.js", api), ("src/profile.js", profile)]);
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let plan = plan_of(json!([{
+            "kind": "UPDATE_FILE", "path": "src/profile.js",
+            "content": profile.replacen("{ getUser }", "{ fetchUser }", 1)
+        }]));
+        let users = users_in(root);
+        let r = completed(root, &plan, &users).unwrap();
+        assert_eq!(r.files, ["src/api.js"]);
+        let doc: Value = serde_json::from_str(&r.document).unwrap();
+        assert_eq!(
+            doc["actions"][0]["content"],
+            profile.replace("getUser", "fetchUser")
+        );
+        assert_eq!(
+            doc["actions"][1]["content"],
+            api.replace("getUser", "fetchUser")
+        );
+    }
+
+    #[test]
+    fn no_rename_when_the_new_name_exists_or_the_old_one_is_not_defined() {
+        // `b` already defined: a call switched to another function, not a rename.
+        let calc = "def aa(x):\n    return x\n\n\ndef bb(x):\n    return -x\n\n\ndef f(y):\n    return aa(y)\n";
+        let dir = project(&[("calc.py", calc)]);
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let users = users_in(root);
+        let plan = plan_of(json!([{
+            "kind": "UPDATE_FILE", "path": "calc.py",
+            "content": calc.replace("    return aa(y)", "    return bb(y)")
+        }]));
+        assert_eq!(completed(root, &plan, &users), None);
+        // `total` is a local variable nobody declares with a declaring word: not a rename.
+        let sums =
+            "def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n";
+        let dir = project(&[("sums.py", sums)]);
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let users = users_in(root);
+        let plan = plan_of(json!([{
+            "kind": "UPDATE_FILE", "path": "sums.py",
+            "content": sums.replacen("    total = 0", "    acc = 0", 1)
+        }]));
+        assert_eq!(completed(root, &plan, &users), None);
+    }
+}
