@@ -29,6 +29,9 @@ pub const DEFAULT_TEST_TIMEOUT: Duration = Duration::from_secs(300);
 /// The temperature a retry draws at by default (see [`SolveOptions::retry_temperature`]).
 pub const DEFAULT_RETRY_TEMPERATURE: f32 = 0.7;
 
+/// Lines of the project search a completed rename looks through for the files that use a name.
+const RENAME_SEARCH_HITS: usize = 20_000;
+
 /// Changes an attempt draws by default with the in-process model (see [`SolveOptions::draws`]).
 pub const LOCAL_DRAWS: u32 = 3;
 
@@ -879,10 +882,20 @@ impl Agent {
     /// again: the change with the renames it began completed (D74), then at most `parts` of
     /// its parts (D65).
     fn derived(&self, preview: &ApplyPreview, parts: usize) -> Vec<Derived> {
+        // The project search, with room for every use of a name rather than the model's 50.
         let project = self.engine.project();
+        let config = papayu_context::ContextConfig {
+            max_search_hits: RENAME_SEARCH_HITS,
+            ..project.config().clone()
+        };
+        let wide = papayu_context::Project::open(project.root(), config).ok();
         let users = |name: &str| -> Vec<String> {
-            let mut paths: Vec<String> = project
-                .search_hits(name, None, papayu_context::SearchMode::Literal)
+            let mut paths: Vec<String> = wide
+                .as_ref()
+                .and_then(|p| {
+                    p.search_hits(name, None, papayu_context::SearchMode::Literal)
+                        .ok()
+                })
                 .map(|r| r.hits.into_iter().map(|h| h.path).collect())
                 .unwrap_or_default();
             paths.dedup();

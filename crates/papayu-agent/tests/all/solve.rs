@@ -828,8 +828,14 @@ fn a_rename_begun_in_the_definition_is_completed_at_its_uses() {
         })
     );
     assert!(matches!(&renamed.verdict, Some(Verdict::Verified { .. })));
-    assert_eq!(p.read("dates.py"), DATES.replace("parse_date", "parse_iso_date"));
-    assert_eq!(p.read("sheet.py"), SHEET.replace("parse_date", "parse_iso_date"));
+    assert_eq!(
+        p.read("dates.py"),
+        DATES.replace("parse_date", "parse_iso_date")
+    );
+    assert_eq!(
+        p.read("sheet.py"),
+        SHEET.replace("parse_date", "parse_iso_date")
+    );
     // The tests, which judge the change, are as they were.
     assert_eq!(p.read("test_dates.py"), TEST);
     assert!(events.lock().unwrap().contains(&Progress::Renamed {
