@@ -797,7 +797,13 @@ fn a_rename_begun_in_the_definition_is_completed_at_its_uses() {
     const DATES: &str = "def parse_date(text):\n    return text.strip()\n\n\ndef today():\n    return parse_date(' 2024-01-01 ')\n";
     const SHEET: &str = "from dates import parse_date\n\n\ndef days(rows):\n    return [parse_date(r) for r in rows]\n";
     const TEST: &str = "import unittest\n\nfrom dates import parse_iso_date\nfrom sheet import days\n\n\nclass DatesTest(unittest.TestCase):\n    def test_parse(self):\n        self.assertEqual(parse_iso_date(' 2024-01-31 '), '2024-01-31')\n\n    def test_days(self):\n        self.assertEqual(days([' a ']), ['a'])\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+    // A module that names the function on 60 lines: more than a model's search shows, and
+    // sorted before sheet.py.
+    let notes: String = (0..60)
+        .map(|i| format!("# {i}: see parse_date\n"))
+        .collect();
     let p = Project::new(&[
+        ("aaa_notes.py", notes.as_bytes()),
         ("dates.py", DATES.as_bytes()),
         ("sheet.py", SHEET.as_bytes()),
         ("test_dates.py", TEST.as_bytes()),
@@ -824,7 +830,7 @@ fn a_rename_begun_in_the_definition_is_completed_at_its_uses() {
         renamed.renamed,
         Some(papayu_agent::RenamedView {
             names: vec![("parse_date".into(), "parse_iso_date".into())],
-            files: vec!["sheet.py".into()],
+            files: vec!["aaa_notes.py".into(), "sheet.py".into()],
         })
     );
     assert!(matches!(&renamed.verdict, Some(Verdict::Verified { .. })));
@@ -840,8 +846,9 @@ fn a_rename_begun_in_the_definition_is_completed_at_its_uses() {
     assert_eq!(p.read("test_dates.py"), TEST);
     assert!(events.lock().unwrap().contains(&Progress::Renamed {
         names: vec![("parse_date".into(), "parse_iso_date".into())],
-        files: vec!["sheet.py".into()],
+        files: vec!["aaa_notes.py".into(), "sheet.py".into()],
     }));
+    assert_eq!(p.read("aaa_notes.py"), notes.replace("parse_date", "parse_iso_date"));
     let trace = std::fs::read_to_string(p.dir.path().join(format!(
         ".papa-yu/traces/{}.json",
         renamed.trace_id.as_deref().unwrap()
@@ -851,7 +858,7 @@ fn a_rename_begun_in_the_definition_is_completed_at_its_uses() {
     assert_eq!(
         trace["part_of"],
         format!(
-            "`parse_date` → `parse_iso_date` also in sheet.py, completing {}",
+            "`parse_date` → `parse_iso_date` also in aaa_notes.py, sheet.py, completing {}",
             report.attempts[0].trace_id.as_deref().unwrap()
         )
     );
