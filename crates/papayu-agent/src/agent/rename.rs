@@ -6,8 +6,9 @@
 //! getUser, …` → `import { fetchUser, …`), where the old name is defined in the project's code
 //! and the new one is not, and proposes the same change with that rename carried out in every
 //! file that still uses the old name (whole words; test files are left as they are — they
-//! judge the change). The caller validates, previews and tests it like any change. Reads the
-//! project's files; writes nothing.
+//! judge the change) — and then the rename alone, without the rest of the change. The caller
+//! validates, previews and tests each like any change. Reads the project's files; writes
+//! nothing.
 
 use std::collections::BTreeMap;
 
@@ -49,8 +50,11 @@ const DECLARES: &[&str] = &[
 pub(crate) struct Renamed {
     /// `(old, new)` names, in the order first seen.
     pub(crate) names: Vec<(String, String)>,
-    /// Files the completion changes that the model's change did not touch, sorted.
+    /// Files the completion changes that the model's change did not touch, sorted (every file
+    /// it changes when `alone`).
     pub(crate) files: Vec<String>,
+    /// The rename alone, on the files as they are, without the rest of the model's change.
+    pub(crate) alone: bool,
     /// `{"actions": [...]}`: the change's actions, renamed, then an UPDATE_FILE per such file.
     pub(crate) document: String,
 }
@@ -63,6 +67,13 @@ impl Renamed {
             .iter()
             .map(|(a, b)| format!("`{a}` → `{b}`"))
             .collect();
+        if self.alone {
+            return format!(
+                "{} alone in {}, as begun by {parent}",
+                names.join(", "),
+                self.files.join(", ")
+            );
+        }
         let files = if self.files.is_empty() {
             "within the change's files".to_owned()
         } else {
@@ -72,14 +83,15 @@ impl Renamed {
     }
 }
 
-/// The change `plan` with the renames it began completed, when it began any (see the module
-/// docs). `users(name)` lists the project's files that hold `name` (literally; the caller's
+/// The change `plan` with the renames it began completed, then those renames alone on the
+/// files as they are (the rest of the change may be what broke it), when it began any (see the
+/// module docs). `users(name)` lists the project's files that hold `name` (literally; the caller's
 /// project search, which honours ignore files and skips binary ones).
 pub(crate) fn completed(
     root: &Utf8Path,
     plan: &ValidatedPlan,
     users: &dyn Fn(&str) -> Vec<String>,
-) -> Option<Renamed> {
+) -> Vec<Renamed> {
     // Each action's path, kind and new content (none for a delete), and the old texts.
     let mut actions: Vec<(String, ActionKind, Option<String>)> = Vec::new();
     let mut old: BTreeMap<String, String> = BTreeMap::new();
@@ -87,7 +99,9 @@ pub(crate) fn completed(
         let path = a.path.as_str().to_owned();
         match a.kind() {
             ActionKind::UpdateFile => {
-                let text = read(root, &path)?;
+                let Some(text) = read(root, &path) else {
+                    return Vec::new();
+                };
                 old.insert(path.clone(), text);
                 actions.push((path, ActionKind::UpdateFile, a.action.content.clone()));
             }
@@ -95,7 +109,7 @@ pub(crate) fn completed(
                 actions.push((path, ActionKind::CreateFile, a.action.content.clone()))
             }
             ActionKind::DeleteFile => actions.push((path, ActionKind::DeleteFile, None)),
-            _ => return None,
+            _ => return Vec::new(),
         }
     }
     let mut seen: Vec<(String, String)> = Vec::new();
@@ -131,7 +145,7 @@ pub(crate) fn completed(
     names.retain(|(a, b)| defined_in(a, &users(a)) && !defined_in(b, &users(b)));
     names.truncate(MAX_RENAMES);
     if names.is_empty() {
-        return None;
+        return Vec::new();
     }
     let rename_all = |text: &str| {
         names
@@ -156,29 +170,69 @@ pub(crate) fn completed(
             }
         }
     }
-    let mut files: Vec<String> = names
+    // Every non-test file that uses an old name, as it is now.
+    let mut using: Vec<(String, String)> = Vec::new();
+    let mut paths: Vec<String> = names
         .iter()
         .flat_map(|(a, _)| users(a))
-        .filter(|p| code(p) && !actions.iter().any(|(q, _, _)| q == p))
+        .filter(|p| code(p))
         .collect();
-    files.sort();
-    files.dedup();
-    let mut touched = Vec::new();
-    for path in files {
-        let Some(text) = read(root, &path).filter(|t| t.len() <= MAX_FILE_BYTES) else {
-            continue;
-        };
-        let renamed = rename_all(&text);
-        if renamed != text {
-            doc.push(json!({"kind": "UPDATE_FILE", "path": path, "content": renamed}));
-            touched.push(path);
+    paths.sort();
+    paths.dedup();
+    for path in paths {
+        if let Some(text) = read(root, &path).filter(|t| t.len() <= MAX_FILE_BYTES) {
+            using.push((path, text));
         }
     }
-    (changed || !touched.is_empty()).then(|| Renamed {
-        names,
-        files: touched,
-        document: json!({ "actions": doc }).to_string(),
-    })
+    let mut touched = Vec::new();
+    for (path, text) in &using {
+        if actions.iter().any(|(q, _, _)| q == path) {
+            continue;
+        }
+        let renamed = rename_all(text);
+        if renamed != *text {
+            doc.push(json!({"kind": "UPDATE_FILE", "path": path, "content": renamed}));
+            touched.push(path.clone());
+        }
+    }
+    let mut out = Vec::new();
+    if changed || !touched.is_empty() {
+        out.push(Renamed {
+            names: names.clone(),
+            files: touched,
+            alone: false,
+            document: json!({ "actions": doc }).to_string(),
+        });
+    }
+    // The rename alone, without the rest of the change (which may be what broke it).
+    let mut alone: Vec<Value> = Vec::new();
+    let mut files = Vec::new();
+    for (path, text) in &using {
+        let renamed = rename_all(text);
+        if renamed != *text {
+            alone.push(json!({"kind": "UPDATE_FILE", "path": path, "content": renamed}));
+            files.push(path.clone());
+        }
+    }
+    let alone_doc = json!({ "actions": alone }).to_string();
+    // Not when it is the same change as the completed one (the change was the rename only).
+    let same = |a: &[Value], b: &[Value]| {
+        let key = |v: &[Value]| -> BTreeMap<String, String> {
+            v.iter()
+                .map(|x| (x["path"].to_string(), x.to_string()))
+                .collect()
+        };
+        key(a) == key(b)
+    };
+    if !alone.is_empty() && (out.is_empty() || !same(&doc, &alone)) {
+        out.push(Renamed {
+            names,
+            files,
+            alone: true,
+            document: alone_doc,
+        });
+    }
+    out
 }
 
 /// A project file as text (`None`: unreadable or not UTF-8).
@@ -447,7 +501,11 @@ mod tests {
             "content": DATES.replacen("def parse_date", "def parse_iso_date", 1)
         }]));
         let users = users_in(root);
-        let r = completed(root, &plan, &users).unwrap();
+        let all = completed(root, &plan, &users);
+        // The change was the rename only: the rename alone is the same change, not tried twice.
+        assert_eq!(all.len(), 1);
+        let r = &all[0];
+        assert!(!r.alone);
         assert_eq!(
             r.names,
             [("parse_date".to_owned(), "parse_iso_date".to_owned())]
@@ -483,7 +541,9 @@ mod tests {
             "content": profile.replacen("{ getUser }", "{ fetchUser }", 1)
         }]));
         let users = users_in(root);
-        let r = completed(root, &plan, &users).unwrap();
+        let all = completed(root, &plan, &users);
+        assert_eq!(all.len(), 1, "{all:?}");
+        let r = &all[0];
         assert_eq!(r.files, ["src/api.js"]);
         let doc: Value = serde_json::from_str(&r.document).unwrap();
         assert_eq!(
@@ -493,6 +553,36 @@ mod tests {
         assert_eq!(
             doc["actions"][1]["content"],
             api.replace("getUser", "fetchUser")
+        );
+    }
+
+    #[test]
+    fn the_rename_alone_is_tried_after_the_change_that_began_it() {
+        let dir = project(&[("dates.py", DATES), ("sheet.py", SHEET)]);
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        // The rename, and a line broken beside it.
+        let content = DATES
+            .replacen("def parse_date", "def parse_iso_date", 1)
+            .replace("    return text\n", "    return text +\n");
+        let plan =
+            plan_of(json!([{"kind": "UPDATE_FILE", "path": "dates.py", "content": content}]));
+        let users = users_in(root);
+        let all = completed(root, &plan, &users);
+        assert_eq!(all.len(), 2);
+        assert!(!all[0].alone && all[1].alone);
+        assert_eq!(all[1].files, ["dates.py", "sheet.py"]);
+        let doc: Value = serde_json::from_str(&all[1].document).unwrap();
+        assert_eq!(
+            doc["actions"][0]["content"],
+            DATES.replace("parse_date", "parse_iso_date")
+        );
+        assert_eq!(
+            doc["actions"][1]["content"],
+            SHEET.replace("parse_date", "parse_iso_date")
+        );
+        assert_eq!(
+            all[1].describe("T"),
+            "`parse_date` → `parse_iso_date` alone in dates.py, sheet.py, as begun by T"
         );
     }
 
@@ -507,7 +597,7 @@ mod tests {
             "kind": "UPDATE_FILE", "path": "calc.py",
             "content": calc.replace("    return aa(y)", "    return bb(y)")
         }]));
-        assert_eq!(completed(root, &plan, &users), None);
+        assert_eq!(completed(root, &plan, &users), []);
         // `total` is a local variable nobody declares with a declaring word: not a rename.
         let sums =
             "def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n";
@@ -518,6 +608,6 @@ mod tests {
             "kind": "UPDATE_FILE", "path": "sums.py",
             "content": sums.replacen("    total = 0", "    acc = 0", 1)
         }]));
-        assert_eq!(completed(root, &plan, &users), None);
+        assert_eq!(completed(root, &plan, &users), []);
     }
 }

@@ -263,8 +263,12 @@ pub struct PartView {
 pub struct RenamedView {
     /// `(old, new)` names.
     pub names: Vec<(String, String)>,
-    /// Files the model's change did not touch that the completion also changes.
+    /// Files the model's change did not touch that the completion also changes (every file it
+    /// changes when `alone`).
     pub files: Vec<String>,
+    /// The renames alone, on the files as they were, without the rest of the model's change
+    /// (tried after the completed change).
+    pub alone: bool,
 }
 
 /// A change derived from one the tests rejected, tried as its own transaction.
@@ -729,6 +733,7 @@ impl Agent {
                                 view.renamed = Some(RenamedView {
                                     names: r.names.clone(),
                                     files: r.files.clone(),
+                                    alone: r.alone,
                                 })
                             }
                         }
@@ -747,6 +752,7 @@ impl Agent {
                             Derived::Renamed(r) => Progress::Renamed {
                                 names: r.names.clone(),
                                 files: r.files.clone(),
+                                alone: r.alone,
                             },
                         });
                         progress(&Progress::Testing {
@@ -879,8 +885,8 @@ impl Agent {
     }
 
     /// What is tried after the tests rejected `preview`'s change, before the model is asked
-    /// again: the change with the renames it began completed (D74), then at most `parts` of
-    /// its parts (D65).
+    /// again: the change with the renames it began completed, then those renames alone (D74),
+    /// then at most `parts` of its parts (D65).
     fn derived(&self, preview: &ApplyPreview, parts: usize) -> Vec<Derived> {
         // The project search, with room for every use of a name rather than the model's 50.
         let project = self.engine.project();
@@ -902,8 +908,8 @@ impl Agent {
             paths
         };
         let mut out: Vec<Derived> = super::rename::completed(&self.root, &preview.plan, &users)
-            .map(Derived::Renamed)
             .into_iter()
+            .map(Derived::Renamed)
             .collect();
         out.extend(
             super::parts::parts(&self.root, &preview.plan, parts)

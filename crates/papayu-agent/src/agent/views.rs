@@ -227,12 +227,15 @@ pub enum Progress {
         of: usize,
     },
     /// The tests rejected a change that began renaming names; the change with the renames
-    /// carried out everywhere is tried (D74): `(old, new)` names, and the files it also changes.
+    /// carried out everywhere is tried, then the renames alone (D74).
     Renamed {
         /// `(old, new)` names.
         names: Vec<(String, String)>,
-        /// Files the model's change did not touch that the completion changes.
+        /// Files the model's change did not touch that the completion changes (every file it
+        /// changes when `alone`).
         files: Vec<String>,
+        /// The renames alone, without the rest of the model's change.
+        alone: bool,
     },
     /// An attempt at a goal begins ([`crate::Agent::solve`]).
     Attempt {

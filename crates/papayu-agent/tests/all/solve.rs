@@ -831,6 +831,7 @@ fn a_rename_begun_in_the_definition_is_completed_at_its_uses() {
         Some(papayu_agent::RenamedView {
             names: vec![("parse_date".into(), "parse_iso_date".into())],
             files: vec!["aaa_notes.py".into(), "sheet.py".into()],
+            alone: false,
         })
     );
     assert!(matches!(&renamed.verdict, Some(Verdict::Verified { .. })));
@@ -847,8 +848,12 @@ fn a_rename_begun_in_the_definition_is_completed_at_its_uses() {
     assert!(events.lock().unwrap().contains(&Progress::Renamed {
         names: vec![("parse_date".into(), "parse_iso_date".into())],
         files: vec!["aaa_notes.py".into(), "sheet.py".into()],
+        alone: false,
     }));
-    assert_eq!(p.read("aaa_notes.py"), notes.replace("parse_date", "parse_iso_date"));
+    assert_eq!(
+        p.read("aaa_notes.py"),
+        notes.replace("parse_date", "parse_iso_date")
+    );
     let trace = std::fs::read_to_string(p.dir.path().join(format!(
         ".papa-yu/traces/{}.json",
         renamed.trace_id.as_deref().unwrap()

@@ -283,11 +283,19 @@ fn print_report(report: &SolveReport, diffs_shown: bool) {
                         None => number,
                         Some(r) => format!(
                             "{number} ({})",
-                            crate::tr!(
-                                "run-renamed",
-                                names = crate::term::progress::name_list(&r.names),
-                                files = r.files.len()
-                            )
+                            if r.alone {
+                                crate::tr!(
+                                    "run-renamed-alone",
+                                    names = crate::term::progress::name_list(&r.names),
+                                    files = r.files.len()
+                                )
+                            } else {
+                                crate::tr!(
+                                    "run-renamed",
+                                    names = crate::term::progress::name_list(&r.names),
+                                    files = r.files.len()
+                                )
+                            }
                         ),
                     },
                     Some(p) if p.keeping.is_empty() => format!(

@@ -268,8 +268,21 @@ fn stage(p: &Progress) -> Option<String> {
         ),
         Progress::Attempt { number, of } => tr!("stage-attempt", number = *number, of = *of),
         Progress::Part { hunks, of } => tr!("stage-part", hunks = hunk_list(hunks), of = *of),
-        Progress::Renamed { names, files } => tr!(
+        Progress::Renamed {
+            names,
+            files,
+            alone: false,
+        } => tr!(
             "stage-renamed",
+            names = name_list(names),
+            files = files.len()
+        ),
+        Progress::Renamed {
+            names,
+            files,
+            alone: true,
+        } => tr!(
+            "stage-renamed-alone",
             names = name_list(names),
             files = files.len()
         ),
