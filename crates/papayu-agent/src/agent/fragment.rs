@@ -11,7 +11,8 @@
 //! block's first line may be restated in the model's own words when it still defines the same
 //! name (`function f(a) {` as `const f = (a) => {`) and only one block of the file does (D62).
 //! A content of one to three lines that are an edited copy of as many consecutive lines of the
-//! file, at one place only, replaces those lines (D72).
+//! file, at one place only, replaces those lines (D72). A content written on one line with its
+//! line breaks as `\n` escapes is decoded first (D75).
 
 use std::collections::BTreeMap;
 
@@ -78,6 +79,8 @@ pub(crate) fn widen(
         let content = unfenced.unwrap_or(content);
         let unnumbered = unnumber(content);
         let content = unnumbered.as_deref().unwrap_or(content);
+        let unflattened = unflatten(file, content);
+        let content = unflattened.as_deref().unwrap_or(content);
         let n = file.split_inclusive('\n').count();
         // A diff is read as it is; the other readings see the file's own lines whole again and
         // the content at the file's depth.
@@ -98,6 +101,7 @@ pub(crate) fn widen(
             (whole, region, false, true)
         } else if unfenced.is_some()
             || unnumbered.is_some()
+            || unflattened.is_some()
             || shifted.is_some()
             || rejoined.is_some()
         {
@@ -197,6 +201,42 @@ fn is_elision(line: &str) -> bool {
     .iter()
     .any(|w| inner.to_lowercase().contains(w));
     comment && (says && (dots || inner.split_whitespace().count() <= 6))
+}
+
+/// `content` written on one line with its line breaks as `\n` escapes — the model escaped the
+/// JSON string twice, so the file arrived as one line of `def f():\n    return 1\n…` — decoded
+/// (D75): when the content has no line break of its own (a final one aside), holds at least two
+/// `\n` escapes, and its file has more than one line. `\n`, `\t`, `\"` and `\\` are decoded
+/// (so a `"\n"` in the code, written `\\n`, stays an escape in the code); other escapes stay as
+/// written. The other readings then read the decoded text.
+fn unflatten(file: &str, content: &str) -> Option<String> {
+    let body = content.strip_suffix('\n').unwrap_or(content);
+    if body.contains('\n') || body.matches("\\n").count() < 2 || file.lines().nth(1).is_none() {
+        return None;
+    }
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(ch) = chars.next() {
+        if ch != '\\' {
+            out.push(ch);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('"') => out.push('"'),
+            Some('\\') => out.push('\\'),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    if file.ends_with('\n') && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    Some(out)
 }
 
 /// `content` with each line of `file` that holds a `\n` escape joined back where the model wrote
@@ -711,6 +751,33 @@ mod tests {
     const LRU: &str = "class LRU:\n    def __init__(self):\n        self._entries = {}\n\n    def get(self, key):\n        value = self._entries.get(key)\n        return value\n\n    def put(self, key, value):\n        self._entries[key] = value\n";
 
     const ACCOUNT: &str = "\"\"\"A bank account.\"\"\"\n\nfrom utils import format_money, parse_money\n\n\nclass Account:\n    def deposit(self, text):\n        return parse_money(text)\n";
+
+    #[test]
+    fn a_file_written_on_one_line_with_escaped_line_breaks_is_decoded() {
+        let file = "import time\n\n\ndef retry(fn):\n    return fn()\n\n\ndef log(x):\n    print(\"a\\n\" + x)\n";
+        // The function alone, escaped twice: decoded, then read as the block it rewrites.
+        let content = "def retry(fn):\\n    time.sleep(0)\\n    return fn()";
+        assert_eq!(
+            unflatten(file, content).as_deref(),
+            Some("def retry(fn):\n    time.sleep(0)\n    return fn()\n")
+        );
+        let decoded = unflatten(file, content).unwrap();
+        let (whole, _) = block(file, &decoded).unwrap();
+        assert_eq!(
+            whole,
+            file.replace("    return fn()", "    time.sleep(0)\n    return fn()")
+        );
+        // A `"\n"` in the code (`\\n` once decoded) and other escapes stay escapes.
+        let whole = "import time\\n\\ndef log(x):\\n    print(\\\"a\\\\n\\\" + x)\\n    y = '\\d'";
+        assert_eq!(
+            unflatten(file, whole).as_deref(),
+            Some("import time\n\ndef log(x):\n    print(\"a\\n\" + x)\n    y = '\\d'\n")
+        );
+        // Not: a content with line breaks of its own, one escape only, a one-line file.
+        assert_eq!(unflatten(file, "a\\nb\nc\\nd"), None);
+        assert_eq!(unflatten(file, "x = '\\n'"), None);
+        assert_eq!(unflatten("x = 1\n", "a\\nb\\nc"), None);
+    }
 
     #[test]
     fn an_edited_copy_of_one_line_replaces_that_line() {
