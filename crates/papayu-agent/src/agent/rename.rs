@@ -133,6 +133,15 @@ pub(crate) fn completed(
         }
         names.push((a.clone(), b.clone()));
     }
+    // Each name is searched for once (a search walks the project).
+    let searched: std::cell::RefCell<BTreeMap<String, Vec<String>>> = Default::default();
+    let users = |name: &str| -> Vec<String> {
+        searched
+            .borrow_mut()
+            .entry(name.to_owned())
+            .or_insert_with(|| users(name))
+            .clone()
+    };
     let code = |path: &str| !papayu_context::is_test_path(path);
     let defined_in = |name: &str, files: &[String]| {
         files.iter().filter(|p| code(p)).any(|p| {
@@ -434,8 +443,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for (p, c) in files {
             let full = dir.path().join(p);
-            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-            std::fs::write(full, c).unwrap();
+            fs_err::create_dir_all(full.parent().unwrap()).unwrap();
+            fs_err::write(full, c).unwrap();
         }
         dir
     }
@@ -461,7 +470,7 @@ mod tests {
                     .unwrap()
                     .to_string_lossy()
                     .into_owned();
-                if std::fs::read_to_string(&entry).is_ok_and(|t| t.contains(name)) {
+                if fs_err::read_to_string(&entry).is_ok_and(|t| t.contains(name)) {
                     out.push(rel);
                 }
             }
@@ -472,7 +481,7 @@ mod tests {
 
     fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         let mut out = Vec::new();
-        for e in std::fs::read_dir(dir).unwrap() {
+        for e in fs_err::read_dir(dir).unwrap() {
             let p = e.unwrap().path();
             if p.is_dir() {
                 out.extend(walk(&p));
