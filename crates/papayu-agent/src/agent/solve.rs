@@ -242,7 +242,7 @@ pub struct AttemptView {
     /// Set when this change is part of the draw's rejected change, tried alone (D65).
     pub part: Option<PartView>,
     /// Set when this change is the draw's rejected change with the renames it began carried
-    /// out everywhere (D74).
+    /// out everywhere, or those renames alone (D74).
     pub renamed: Option<RenamedView>,
 }
 
@@ -275,7 +275,7 @@ pub struct RenamedView {
 enum Derived {
     /// A smaller set of its hunks (D65).
     Part(super::parts::Part),
-    /// It with the renames it began completed (D74).
+    /// It with the renames it began completed, or those renames alone (D74).
     Renamed(super::rename::Renamed),
 }
 
@@ -322,7 +322,7 @@ pub struct SolveReport {
 }
 
 /// A preview's unified diffs, one after the other.
-pub(super) fn diff_of(preview: &ApplyPreview) -> String {
+fn diff_of(preview: &ApplyPreview) -> String {
     preview
         .preview
         .files
