@@ -143,13 +143,23 @@ pub(crate) fn completed(
             .clone()
     };
     let code = |path: &str| !papayu_context::is_test_path(path);
+    // Each file is read once: the declarations are looked for in the same texts that are renamed.
+    let texts: std::cell::RefCell<BTreeMap<String, Option<String>>> = Default::default();
+    let text_of = |path: &str| -> Option<String> {
+        if let Some(t) = old.get(path) {
+            return Some(t.clone());
+        }
+        texts
+            .borrow_mut()
+            .entry(path.to_owned())
+            .or_insert_with(|| read(root, path))
+            .clone()
+    };
     let defined_in = |name: &str, files: &[String]| {
-        files.iter().filter(|p| code(p)).any(|p| {
-            old.get(p.as_str())
-                .cloned()
-                .or_else(|| read(root, p))
-                .is_some_and(|text| text.lines().any(|l| declares(l, name)))
-        })
+        files
+            .iter()
+            .filter(|p| code(p))
+            .any(|p| text_of(p).is_some_and(|text| text.lines().any(|l| declares(l, name))))
     };
     names.retain(|(a, b)| defined_in(a, &users(a)) && !defined_in(b, &users(b)));
     names.truncate(MAX_RENAMES);
@@ -189,7 +199,7 @@ pub(crate) fn completed(
     paths.sort();
     paths.dedup();
     for path in paths {
-        if let Some(text) = read(root, &path).filter(|t| t.len() <= MAX_FILE_BYTES) {
+        if let Some(text) = text_of(&path).filter(|t| t.len() <= MAX_FILE_BYTES) {
             using.push((path, text));
         }
     }

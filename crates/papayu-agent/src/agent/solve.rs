@@ -279,6 +279,59 @@ enum Derived {
     Renamed(super::rename::Renamed),
 }
 
+impl Derived {
+    /// Its plan document.
+    fn document(&self) -> &str {
+        match self {
+            Derived::Part(part) => &part.document,
+            Derived::Renamed(r) => &r.document,
+        }
+    }
+
+    /// What it is, for its trace's `part_of`, naming the rejected change's trace.
+    fn describe(&self, parent: &str) -> String {
+        match self {
+            Derived::Part(part) => part.describe(parent),
+            Derived::Renamed(r) => r.describe(parent),
+        }
+    }
+
+    /// Record on its attempt's view what it is.
+    fn mark(&self, view: &mut AttemptView) {
+        match self {
+            Derived::Part(part) => {
+                view.part = Some(PartView {
+                    hunks: part.hunks.clone(),
+                    keeping: part.keeping.clone(),
+                    of: part.of,
+                })
+            }
+            Derived::Renamed(r) => {
+                view.renamed = Some(RenamedView {
+                    names: r.names.clone(),
+                    files: r.files.clone(),
+                    alone: r.alone,
+                })
+            }
+        }
+    }
+
+    /// The progress event that announces it.
+    fn progress(&self) -> Progress {
+        match self {
+            Derived::Part(part) => Progress::Part {
+                hunks: part.hunks.clone(),
+                of: part.of,
+            },
+            Derived::Renamed(r) => Progress::Renamed {
+                names: r.names.clone(),
+                files: r.files.clone(),
+                alone: r.alone,
+            },
+        }
+    }
+}
+
 /// Model calls and tokens over a whole run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Usage {
@@ -692,13 +745,11 @@ impl Agent {
                         if cancelled() {
                             return Err(AgentError::Apply(papayu_patch::ApplyError::Cancelled));
                         }
-                        let (document, described) = match &candidate {
-                            Derived::Part(part) => {
-                                (&part.document, part.describe(&preview.trace_id))
-                            }
-                            Derived::Renamed(r) => (&r.document, r.describe(&preview.trace_id)),
-                        };
-                        let Ok(piece) = self.preview_derived(&preview, document, described) else {
+                        let Ok(piece) = self.preview_derived(
+                            &preview,
+                            candidate.document(),
+                            candidate.describe(&preview.trace_id),
+                        ) else {
                             continue;
                         };
                         let diff = diff_of(&piece);
@@ -721,22 +772,7 @@ impl Agent {
                             part: None,
                             renamed: None,
                         };
-                        match &candidate {
-                            Derived::Part(part) => {
-                                view.part = Some(PartView {
-                                    hunks: part.hunks.clone(),
-                                    keeping: part.keeping.clone(),
-                                    of: part.of,
-                                })
-                            }
-                            Derived::Renamed(r) => {
-                                view.renamed = Some(RenamedView {
-                                    names: r.names.clone(),
-                                    files: r.files.clone(),
-                                    alone: r.alone,
-                                })
-                            }
-                        }
+                        candidate.mark(&mut view);
                         if let Some(confirm) = confirm
                             && !confirm(&piece)
                         {
@@ -744,17 +780,7 @@ impl Agent {
                             report.outcome = SolveOutcome::Declined;
                             return Ok(self.finish_report(report));
                         }
-                        progress(&match &candidate {
-                            Derived::Part(part) => Progress::Part {
-                                hunks: part.hunks.clone(),
-                                of: part.of,
-                            },
-                            Derived::Renamed(r) => Progress::Renamed {
-                                names: r.names.clone(),
-                                files: r.files.clone(),
-                                alone: r.alone,
-                            },
-                        });
+                        progress(&candidate.progress());
                         progress(&Progress::Testing {
                             command: test.command.clone(),
                             baseline: false,

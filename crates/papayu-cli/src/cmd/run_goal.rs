@@ -278,43 +278,9 @@ fn print_report(report: &SolveReport, diffs_shown: bool) {
             "{}",
             crate::tr!(
                 "run-attempt",
-                number = match &a.part {
-                    None => match &a.renamed {
-                        None => number,
-                        Some(r) => format!(
-                            "{number} ({})",
-                            if r.alone {
-                                crate::tr!(
-                                    "run-renamed-alone",
-                                    names = crate::term::progress::name_list(&r.names),
-                                    files = r.files.len()
-                                )
-                            } else {
-                                crate::tr!(
-                                    "run-renamed",
-                                    names = crate::term::progress::name_list(&r.names),
-                                    files = r.files.len()
-                                )
-                            }
-                        ),
-                    },
-                    Some(p) if p.keeping.is_empty() => format!(
-                        "{number} ({})",
-                        crate::tr!(
-                            "run-part",
-                            hunks = crate::term::progress::hunk_list(&p.hunks),
-                            of = p.of
-                        )
-                    ),
-                    Some(p) => format!(
-                        "{number} ({})",
-                        crate::tr!(
-                            "run-part-keeping",
-                            hunks = crate::term::progress::hunk_list(&p.hunks),
-                            of = p.of,
-                            keeping = crate::term::progress::hunk_list(&p.keeping)
-                        )
-                    ),
+                number = match derived_label(a) {
+                    Some(label) => format!("{number} ({label})"),
+                    None => number,
                 },
                 what = what,
                 result = result
@@ -367,4 +333,29 @@ fn print_report(report: &SolveReport, diffs_shown: bool) {
 
 fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or(s)
+}
+
+/// What a change papayu derived from a rejected one was (a part, a completed rename), for the
+/// run report's attempt line; `None` for the model's own change.
+fn derived_label(a: &papayu_agent::AttemptView) -> Option<String> {
+    use crate::term::progress::{hunk_list, name_list};
+    if let Some(p) = &a.part {
+        return Some(if p.keeping.is_empty() {
+            crate::tr!("run-part", hunks = hunk_list(&p.hunks), of = p.of)
+        } else {
+            crate::tr!(
+                "run-part-keeping",
+                hunks = hunk_list(&p.hunks),
+                of = p.of,
+                keeping = hunk_list(&p.keeping)
+            )
+        });
+    }
+    let r = a.renamed.as_ref()?;
+    let (names, files) = (name_list(&r.names), r.files.len());
+    Some(if r.alone {
+        crate::tr!("run-renamed-alone", names = names, files = files)
+    } else {
+        crate::tr!("run-renamed", names = names, files = files)
+    })
 }

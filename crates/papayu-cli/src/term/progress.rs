@@ -271,21 +271,15 @@ fn stage(p: &Progress) -> Option<String> {
         Progress::Renamed {
             names,
             files,
-            alone: false,
-        } => tr!(
-            "stage-renamed",
-            names = name_list(names),
-            files = files.len()
-        ),
-        Progress::Renamed {
-            names,
-            files,
-            alone: true,
-        } => tr!(
-            "stage-renamed-alone",
-            names = name_list(names),
-            files = files.len()
-        ),
+            alone,
+        } => {
+            let (names, files) = (name_list(names), files.len());
+            if *alone {
+                tr!("stage-renamed-alone", names = names, files = files)
+            } else {
+                tr!("stage-renamed", names = names, files = files)
+            }
+        }
         Progress::Applying { done, total, item } => tr!(
             "stage-applying",
             done = *done,
