@@ -243,19 +243,21 @@ impl Agent {
     }
 
     /// Apply all of `preview` as a transaction whose check is `command`, committed only when
-    /// `judge` accepts the run ([`Agent::solve`]).
+    /// `judge` accepts the run ([`Agent::solve`]); its DELETE actions only when
+    /// `confirmed_deletes` (up front, or the caller's confirmation saw this preview).
     pub(super) fn apply_verified(
         &self,
         preview: &ApplyPreview,
         command: &str,
         judge: &(dyn Fn(&CheckReport) -> Result<(), String> + Sync),
         options: &SolveOptions,
+        confirmed_deletes: bool,
         progress: ProgressFn<'_>,
     ) -> Result<ApplyOutcome, AgentError> {
         self.apply_inner(
             preview,
             None,
-            options.confirmed_deletes,
+            confirmed_deletes,
             progress,
             options.cancel.clone(),
             CheckPlan::Verify {

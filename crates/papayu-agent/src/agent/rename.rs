@@ -6,7 +6,11 @@
 //! getUser, …` → `import { fetchUser, …`), where the old name is defined in the project's code
 //! and the new one is not, and proposes the same change with that rename carried out in every
 //! file that still uses the old name (whole words; test files are left as they are — they
-//! judge the change) — and then the rename alone, without the rest of the change. The caller
+//! judge the change) — and then the rename alone, without the rest of the change. A module is
+//! a name too (D76): asked to move a module's functions into a new one, the model renames the
+//! module in an import (`from utils import` → `from money import`, `pub mod util;` → `pub mod
+//! text;`) or deletes the module and creates the new one with its definitions; the completion
+//! then moves the module's file and renames the module wherever it is imported. The caller
 //! validates, previews and tests each like any change. Reads the project's files; writes
 //! nothing.
 
@@ -55,6 +59,8 @@ pub(crate) struct Renamed {
     pub(crate) files: Vec<String>,
     /// The rename alone, on the files as they are, without the rest of the model's change.
     pub(crate) alone: bool,
+    /// Module files moved to the renamed module's path, `(from, to)` (D76).
+    pub(crate) moved: Vec<(String, String)>,
     /// `{"actions": [...]}`: the change's actions, renamed, then an UPDATE_FILE per such file.
     pub(crate) document: String,
 }
@@ -62,11 +68,12 @@ pub(crate) struct Renamed {
 impl Renamed {
     /// `` `a` → `b` also in x.py, y.py, completing <parent trace id> ``.
     pub(crate) fn describe(&self, parent: &str) -> String {
-        let names: Vec<String> = self
+        let mut names: Vec<String> = self
             .names
             .iter()
             .map(|(a, b)| format!("`{a}` → `{b}`"))
             .collect();
+        names.extend(self.moved.iter().map(|(a, b)| format!("{a} moved to {b}")));
         if self.alone {
             return format!(
                 "{} alone in {}, as begun by {parent}",
@@ -112,7 +119,8 @@ pub(crate) fn completed(
             _ => return Vec::new(),
         }
     }
-    let mut seen: Vec<(String, String)> = Vec::new();
+    // Every one-name line change: the names, the file, and the line before.
+    let mut seen: Vec<Seen> = Vec::new();
     for (path, kind, content) in &actions {
         if *kind != ActionKind::UpdateFile {
             continue;
@@ -120,18 +128,54 @@ pub(crate) fn completed(
         let (Some(before), Some(after)) = (old.get(path), content) else {
             continue;
         };
-        seen.extend(renamed_lines(before, after));
+        seen.extend(
+            renamed_lines(before, after)
+                .into_iter()
+                .map(|(from, to, line)| Seen {
+                    from,
+                    to,
+                    path: path.clone(),
+                    line,
+                }),
+        );
     }
     // Each old name renamed one way only; defined in the project's code, the new name not.
     let mut names: Vec<(String, String)> = Vec::new();
-    for (a, b) in &seen {
-        if names.iter().any(|(x, _)| x == a) {
+    for s in &seen {
+        if names.iter().any(|(x, _)| *x == s.from) {
             continue;
         }
-        if seen.iter().any(|(x, y)| x == a && y != b) {
+        if seen.iter().any(|t| t.from == s.from && t.to != s.to) {
             continue;
         }
-        names.push((a.clone(), b.clone()));
+        names.push((s.from.clone(), s.to.clone()));
+    }
+    // A module deleted and created under another name with its definitions is renamed (D76).
+    let mut moves: BTreeMap<String, (String, String)> = BTreeMap::new();
+    for (gone, kind, _) in &actions {
+        if *kind != ActionKind::DeleteFile {
+            continue;
+        }
+        let Some(before) = read(root, gone) else {
+            continue;
+        };
+        for (made, kind, content) in &actions {
+            if *kind != ActionKind::CreateFile || !same_language(gone, made) {
+                continue;
+            }
+            let (Some(a), Some(b)) = (stem(gone), stem(made)) else {
+                continue;
+            };
+            let content = content.as_deref().unwrap_or_default();
+            let shared = before.lines().any(|l| {
+                super::fragment::defined_name(l)
+                    .is_some_and(|n| content.lines().any(|m| declares(m, n)))
+            });
+            if a != b && shared && !names.iter().any(|(x, _)| x == a) {
+                names.push((a.to_owned(), b.to_owned()));
+                moves.insert(a.to_owned(), (gone.clone(), made.clone()));
+            }
+        }
     }
     // Each name is searched for once (a search walks the project).
     let searched: std::cell::RefCell<BTreeMap<String, Vec<String>>> = Default::default();
@@ -161,8 +205,23 @@ pub(crate) fn completed(
             .filter(|p| code(p))
             .any(|p| text_of(p).is_some_and(|text| text.lines().any(|l| declares(l, name))))
     };
-    names.retain(|(a, b)| defined_in(a, &users(a)) && !defined_in(b, &users(b)));
+    names.retain(|(a, b)| {
+        if moves.contains_key(a) {
+            return true;
+        }
+        // A module renamed in an import: its file moves to the new name's path.
+        let module = seen
+            .iter()
+            .filter(|s| s.from == *a && s.to == *b && imports(&s.line))
+            .find_map(|s| module_move(root, &s.path, &s.line, a, b));
+        if let Some(m) = module.filter(|(from, _)| code(from)) {
+            moves.insert(a.clone(), m);
+            return true;
+        }
+        defined_in(a, &users(a)) && !defined_in(b, &users(b))
+    });
     names.truncate(MAX_RENAMES);
+    moves.retain(|a, _| names.iter().any(|(x, _)| x == a));
     if names.is_empty() {
         return Vec::new();
     }
@@ -171,6 +230,9 @@ pub(crate) fn completed(
             .iter()
             .fold(text.to_owned(), |t, (a, b)| rename_word(&t, a, b))
     };
+    let moved: Vec<(String, String)> = moves.values().cloned().collect();
+    let is_moved = |path: &str| moved.iter().any(|(from, _)| from == path);
+    let acts_on = |path: &str| actions.iter().any(|(q, _, _)| q == path);
     let mut doc: Vec<Value> = Vec::new();
     let mut changed = false;
     for (path, kind, content) in &actions {
@@ -180,6 +242,17 @@ pub(crate) fn completed(
                 let content = content.as_deref().unwrap_or_default();
                 let renamed = rename_all(content);
                 changed |= renamed != content;
+                // The model's update of a module that moves goes to the module's new path.
+                let target = moved
+                    .iter()
+                    .find(|(from, to)| from == path && !acts_on(to))
+                    .filter(|_| *kind == ActionKind::UpdateFile);
+                if let Some((from, to)) = target {
+                    doc.push(json!({"kind": "DELETE_FILE", "path": from}));
+                    doc.push(json!({"kind": "CREATE_FILE", "path": to, "content": renamed}));
+                    changed = true;
+                    continue;
+                }
                 let kind = if *kind == ActionKind::CreateFile {
                     "CREATE_FILE"
                 } else {
@@ -194,7 +267,7 @@ pub(crate) fn completed(
     let mut paths: Vec<String> = names
         .iter()
         .flat_map(|(a, _)| users(a))
-        .filter(|p| code(p))
+        .filter(|p| code(p) && !is_moved(p))
         .collect();
     paths.sort();
     paths.dedup();
@@ -203,9 +276,17 @@ pub(crate) fn completed(
             using.push((path, text));
         }
     }
+    // A moved module's file, as it is now, renamed at its new path.
+    let mut modules: Vec<(String, String, String)> = Vec::new();
+    for (from, to) in &moved {
+        let Some(text) = text_of(from).filter(|t| t.len() <= MAX_FILE_BYTES) else {
+            return Vec::new();
+        };
+        modules.push((from.clone(), to.clone(), rename_all(&text)));
+    }
     let mut touched = Vec::new();
     for (path, text) in &using {
-        if actions.iter().any(|(q, _, _)| q == path) {
+        if acts_on(path) {
             continue;
         }
         let renamed = rename_all(text);
@@ -214,12 +295,31 @@ pub(crate) fn completed(
             touched.push(path.clone());
         }
     }
+    // A module the change neither moved nor created anew is moved as it is.
+    for (from, to, text) in &modules {
+        if acts_on(to) {
+            continue;
+        }
+        if !actions
+            .iter()
+            .any(|(q, k, _)| q == from && *k == ActionKind::DeleteFile)
+        {
+            if acts_on(from) {
+                continue;
+            }
+            doc.push(json!({"kind": "DELETE_FILE", "path": from}));
+        }
+        doc.push(json!({"kind": "CREATE_FILE", "path": to, "content": text}));
+        touched.push(to.clone());
+        changed = true;
+    }
     let mut out = Vec::new();
     if changed || !touched.is_empty() {
         out.push(Renamed {
             names: names.clone(),
             files: touched,
             alone: false,
+            moved: moved.clone(),
             document: json!({ "actions": doc }).to_string(),
         });
     }
@@ -232,6 +332,11 @@ pub(crate) fn completed(
             alone.push(json!({"kind": "UPDATE_FILE", "path": path, "content": renamed}));
             files.push(path.clone());
         }
+    }
+    for (from, to, text) in &modules {
+        alone.push(json!({"kind": "DELETE_FILE", "path": from}));
+        alone.push(json!({"kind": "CREATE_FILE", "path": to, "content": text}));
+        files.push(to.clone());
     }
     let alone_doc = json!({ "actions": alone }).to_string();
     // Not when it is the same change as the completed one (the change was the rename only).
@@ -248,10 +353,140 @@ pub(crate) fn completed(
             names,
             files,
             alone: true,
+            moved,
             document: alone_doc,
         });
     }
     out
+}
+
+/// A one-name line change: `from` became `to` in `path`'s line `line`.
+struct Seen {
+    from: String,
+    to: String,
+    path: String,
+    line: String,
+}
+
+/// The line imports or declares a module: `import`, `from … import`, `require(…)`, `use`,
+/// `mod`, `include`.
+fn imports(line: &str) -> bool {
+    tokens(line).iter().any(|t| {
+        matches!(
+            *t,
+            "import" | "from" | "require" | "use" | "mod" | "include" | "extern"
+        )
+    })
+}
+
+/// A file's name without its extension, when it is a name (`utils` of `src/utils.py`).
+fn stem(path: &str) -> Option<&str> {
+    let name = path.rsplit('/').next()?;
+    let stem = name.split_once('.').map_or(name, |(s, _)| s);
+    (stem.len() >= 2 && is_name(stem) && stem.chars().all(is_word)).then_some(stem)
+}
+
+/// The extension of a path's file name (`py`), empty when it has none.
+fn extension(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').map_or("", |(_, e)| e)
+}
+
+/// Two files of the same language, by extension (`.js`, `.mjs`, `.cjs`, `.ts` count as one).
+fn same_language(a: &str, b: &str) -> bool {
+    fn family(e: &str) -> &str {
+        match e {
+            "js" | "mjs" | "cjs" | "jsx" | "ts" | "tsx" | "mts" | "cts" => "js",
+            other => other,
+        }
+    }
+    !extension(a).is_empty() && family(extension(a)) == family(extension(b))
+}
+
+/// `(module file, its path under the new name)` when `line` of `importer` names the project's
+/// module `a` and nothing exists at the new name's path: the path in a quoted relative import
+/// (`'./lib/helpers.js'`, `"../util"`), else a file `a.<the importer's extension>` in the
+/// importer's directory or one above it (a Python module, a Rust `mod` or `crate::a::` path).
+fn module_move(
+    root: &Utf8Path,
+    importer: &str,
+    line: &str,
+    a: &str,
+    b: &str,
+) -> Option<(String, String)> {
+    let dir = importer.rsplit_once('/').map_or("", |(d, _)| d);
+    let ext = extension(importer);
+    let exists = |p: &str| root.join(p).is_file();
+    let mut candidates: Vec<String> = Vec::new();
+    for quoted in quoted_paths(line) {
+        let segments: Vec<&str> = quoted.split('/').collect();
+        let last = segments.last().copied().unwrap_or_default();
+        if !quoted.starts_with('.') || stem(last) != Some(a) {
+            continue;
+        }
+        let Some(joined) = normalise(dir, &quoted) else {
+            continue;
+        };
+        if extension(last).is_empty() {
+            candidates.push(format!("{joined}.{ext}"));
+            candidates.push(format!("{joined}.js"));
+            candidates.push(format!("{joined}.ts"));
+        } else {
+            candidates.push(joined);
+        }
+    }
+    let mut up = Some(dir);
+    while let Some(d) = up {
+        candidates.push(if d.is_empty() {
+            format!("{a}.{ext}")
+        } else {
+            format!("{d}/{a}.{ext}")
+        });
+        up = (!d.is_empty()).then(|| d.rsplit_once('/').map_or("", |(p, _)| p));
+    }
+    let from = candidates.into_iter().find(|c| exists(c))?;
+    let (parent, name) = from.rsplit_once('/').map_or(("", from.as_str()), |x| x);
+    let rest = name.strip_prefix(a)?;
+    let to = if parent.is_empty() {
+        format!("{b}{rest}")
+    } else {
+        format!("{parent}/{b}{rest}")
+    };
+    (!exists(&to) && from != importer).then_some((from, to))
+}
+
+/// The contents of a line's quoted strings that look like paths (hold a `/`).
+fn quoted_paths(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find(['\'', '"', '`']) {
+        let quote = &rest[at..at + 1];
+        let after = &rest[at + 1..];
+        let Some(end) = after.find(quote) else {
+            break;
+        };
+        if after[..end].contains('/') {
+            out.push(after[..end].to_owned());
+        }
+        rest = &after[end + 1..];
+    }
+    out
+}
+
+/// `dir` joined with the relative `path` (`./x`, `../y/z`), `.` and `..` resolved; `None` when
+/// it leaves the project.
+fn normalise(dir: &str, path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
 }
 
 /// A project file as text (`None`: unreadable or not UTF-8).
@@ -259,10 +494,10 @@ fn read(root: &Utf8Path, path: &str) -> Option<String> {
     String::from_utf8(fs_err::read(root.join(path)).ok()?).ok()
 }
 
-/// The `(old, new)` names of the lines `after` changed from `before` by one name only: in each
-/// replaced run of as many new lines as old, a line pair whose words differ in names only, all
-/// the same name becoming the same other name.
-fn renamed_lines(before: &str, after: &str) -> Vec<(String, String)> {
+/// The `(old, new, old line)` of the lines `after` changed from `before` by one name only: in
+/// each replaced run, an old line that exactly one of the run's new lines repeats with one
+/// name replaced (the run may have gained or lost other lines beside it).
+fn renamed_lines(before: &str, after: &str) -> Vec<(String, String, String)> {
     let old: Vec<&str> = before.lines().collect();
     let new: Vec<&str> = after.lines().collect();
     let mut found = Vec::new();
@@ -273,11 +508,12 @@ fn renamed_lines(before: &str, after: &str) -> Vec<(String, String)> {
             new_index,
             new_len,
         } = op
-            && old_len == new_len
         {
-            for k in 0..old_len {
-                if let Some(pair) = one_rename(old[old_index + k], new[new_index + k]) {
-                    found.push(pair);
+            let added = &new[new_index..new_index + new_len];
+            for line in &old[old_index..old_index + old_len] {
+                let mut pairs = added.iter().filter_map(|n| one_rename(line, n));
+                if let (Some((a, b)), None) = (pairs.next(), pairs.next()) {
+                    found.push((a, b, (*line).to_owned()));
                 }
             }
         }
@@ -627,6 +863,134 @@ mod tests {
             "kind": "UPDATE_FILE", "path": "sums.py",
             "content": sums.replacen("    total = 0", "    acc = 0", 1)
         }]));
+        assert_eq!(completed(root, &plan, &users), []);
+    }
+
+    #[test]
+    fn a_module_renamed_in_an_import_moves_its_file() {
+        let util = "pub fn slugify(t: &str) -> String {\n    t.to_lowercase()\n}\n";
+        let lib = "pub mod post;\npub mod util;\n";
+        let post =
+            "use crate::util::slugify;\n\npub fn slug() -> String {\n    slugify(\"A\")\n}\n";
+        let tests = "use blog::text::slugify;\n";
+        let dir = project(&[
+            ("src/util.rs", util),
+            ("src/lib.rs", lib),
+            ("src/post.rs", post),
+            ("tests/blog.rs", tests),
+        ]);
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        // `pub mod util;` → `pub mod text;`, and a line broken beside it.
+        let plan = plan_of(json!([{
+            "kind": "UPDATE_FILE", "path": "src/lib.rs",
+            "content": "pub mod post;\npub mod text;\nbroken\n"
+        }]));
+        let users = users_in(root);
+        let all = completed(root, &plan, &users);
+        assert_eq!(all.len(), 2, "{all:?}");
+        assert_eq!(all[0].names, [("util".to_owned(), "text".to_owned())]);
+        assert_eq!(
+            all[0].moved,
+            [("src/util.rs".to_owned(), "src/text.rs".to_owned())]
+        );
+        assert_eq!(all[0].files, ["src/post.rs", "src/text.rs"]);
+        let alone = &all[1];
+        assert!(alone.alone);
+        assert_eq!(alone.files, ["src/lib.rs", "src/post.rs", "src/text.rs"]);
+        let doc: Value = serde_json::from_str(&alone.document).unwrap();
+        assert_eq!(
+            doc["actions"],
+            json!([
+                {"kind": "UPDATE_FILE", "path": "src/lib.rs", "content": lib.replace("util", "text")},
+                {"kind": "UPDATE_FILE", "path": "src/post.rs", "content": post.replace("util", "text")},
+                {"kind": "DELETE_FILE", "path": "src/util.rs"},
+                {"kind": "CREATE_FILE", "path": "src/text.rs", "content": util},
+            ])
+        );
+        assert_eq!(
+            alone.describe("T"),
+            "`util` → `text`, src/util.rs moved to src/text.rs alone in src/lib.rs, src/post.rs, \
+             src/text.rs, as begun by T"
+        );
+    }
+
+    #[test]
+    fn a_quoted_relative_import_names_the_module_file() {
+        let helpers = "export function isEmail(t) {\n  return t.includes('@');\n}\n";
+        let form = "import { isEmail } from '../lib/helpers.js';\n\nexport const ok = (t) => isEmail(t);\n";
+        let dir = project(&[("src/lib/helpers.js", helpers), ("src/ui/form.js", form)]);
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let plan = plan_of(json!([{
+            "kind": "UPDATE_FILE", "path": "src/ui/form.js",
+            "content": form.replace("helpers", "validators")
+        }]));
+        let users = users_in(root);
+        let all = completed(root, &plan, &users);
+        assert_eq!(all.len(), 1, "{all:?}");
+        assert_eq!(
+            all[0].moved,
+            [(
+                "src/lib/helpers.js".to_owned(),
+                "src/lib/validators.js".to_owned()
+            )]
+        );
+        assert_eq!(
+            module_move(
+                root,
+                "src/ui/form.js",
+                "import x from './helpers.js';",
+                "helpers",
+                "v"
+            ),
+            None,
+            "no ./helpers.js beside form.js, and none in src/ui or above"
+        );
+    }
+
+    #[test]
+    fn a_module_deleted_and_created_under_another_name_is_renamed_where_imported() {
+        let utils = "def parse_money(text):\n    return int(text)\n";
+        let account = "from utils import parse_money\n";
+        let dir = project(&[("utils.py", utils), ("account.py", account)]);
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let plan = plan_of(json!([
+            {"kind": "DELETE_FILE", "path": "utils.py"},
+            {"kind": "CREATE_FILE", "path": "money.py", "content": "import re\n\ndef parse_money(text):\n    return int(text)\n"},
+        ]));
+        let users = users_in(root);
+        let all = completed(root, &plan, &users);
+        assert_eq!(all.len(), 2, "{all:?}");
+        // The model's move, with the import renamed.
+        let doc: Value = serde_json::from_str(&all[0].document).unwrap();
+        assert_eq!(doc["actions"].as_array().unwrap().len(), 3);
+        assert_eq!(doc["actions"][2]["path"], "account.py");
+        assert_eq!(
+            doc["actions"][2]["content"],
+            "from money import parse_money\n"
+        );
+        // The move alone keeps the module's own text.
+        let doc: Value = serde_json::from_str(&all[1].document).unwrap();
+        assert_eq!(doc["actions"][2]["content"], utils);
+    }
+
+    #[test]
+    fn no_module_move_without_an_import_line_or_onto_an_existing_file() {
+        let utils = "def f(x):\n    return x\n";
+        let money = "def g(x):\n    return x\n";
+        // An assignment's variable that happens to share a module's name is no import.
+        let main = "utils = 1\nprint(utils)\n";
+        let dir = project(&[("utils.py", utils), ("money.py", money), ("main.py", main)]);
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let users = users_in(root);
+        let plan = plan_of(json!([{
+            "kind": "UPDATE_FILE", "path": "main.py", "content": "cash = 1\nprint(utils)\n"
+        }]));
+        assert_eq!(completed(root, &plan, &users), []);
+        // money.py exists: an import switched to another module, not a rename.
+        let plan = plan_of(json!([{
+            "kind": "UPDATE_FILE", "path": "main.py", "content": "from money import f\n"
+        }]));
+        fs_err::write(dir.path().join("main.py"), "from utils import f\n").unwrap();
         assert_eq!(completed(root, &plan, &users), []);
     }
 }

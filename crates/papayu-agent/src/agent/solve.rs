@@ -55,7 +55,9 @@ pub struct SolveOptions {
     pub attempts: u32,
     /// Timeout of each test run.
     pub test_timeout: Duration,
-    /// The caller confirms DELETE actions up front (`--yes`).
+    /// The caller confirms DELETE actions up front (`--yes`). A `confirm` callback given to
+    /// [`Agent::solve`] confirms the deletes of each change it accepts (it sees them in the
+    /// preview); without either, a change that deletes is not applied.
     pub confirmed_deletes: bool,
     /// Changes drawn and tested per attempt, all from the attempt's one prompt, before the next
     /// attempt tells the model why they failed. `None` (default): [`LOCAL_DRAWS`] for the
@@ -269,6 +271,10 @@ pub struct RenamedView {
     /// The renames alone, on the files as they were, without the rest of the model's change
     /// (tried after the completed change).
     pub alone: bool,
+    /// Module files moved to the renamed module's path, `(from, to)` (D76); the new paths are
+    /// among `files`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub moved: Vec<(String, String)>,
 }
 
 /// A change derived from one the tests rejected, tried as its own transaction.
@@ -311,6 +317,7 @@ impl Derived {
                     names: r.names.clone(),
                     files: r.files.clone(),
                     alone: r.alone,
+                    moved: r.moved.clone(),
                 })
             }
         }
@@ -476,6 +483,8 @@ impl Agent {
                 .solve_unverified(report, options, confirm, progress)
                 .await;
         };
+        // A change is applied only after `confirm` (when given) saw its preview, deletes listed.
+        let deletes_confirmed = options.confirmed_deletes || confirm.is_some();
         let cancelled = || {
             options
                 .cancel
@@ -693,7 +702,14 @@ impl Agent {
                 command: test.command.clone(),
                 baseline: false,
             });
-            let applied = self.apply_verified(&preview, &test.command, &judged, options, progress);
+            let applied = self.apply_verified(
+                &preview,
+                &test.command,
+                &judged,
+                options,
+                deletes_confirmed,
+                progress,
+            );
             let judged_as = verdict.lock().ok().and_then(|mut v| v.take());
             match applied {
                 Ok(outcome) => {
@@ -753,7 +769,11 @@ impl Agent {
                             continue;
                         };
                         let diff = diff_of(&piece);
-                        if piece.preview.summary.blocked > 0 || rejected.iter().any(|r| r.1 == diff)
+                        // A derived change that deletes a file is tried only where deletes
+                        // may be applied (D76): it is papayu's, not an answer to decline.
+                        if piece.preview.summary.blocked > 0
+                            || rejected.iter().any(|r| r.1 == diff)
+                            || (!deletes_confirmed && !piece.deletes.is_empty())
                         {
                             continue;
                         }
@@ -785,8 +805,14 @@ impl Agent {
                             command: test.command.clone(),
                             baseline: false,
                         });
-                        let applied =
-                            self.apply_verified(&piece, &test.command, &judged, options, progress);
+                        let applied = self.apply_verified(
+                            &piece,
+                            &test.command,
+                            &judged,
+                            options,
+                            deletes_confirmed,
+                            progress,
+                        );
                         let judged_as = verdict.lock().ok().and_then(|mut v| v.take());
                         view.verdict = judged_as.as_ref().map(|(v, _)| v.clone());
                         match applied {
@@ -871,7 +897,8 @@ impl Agent {
         match self.apply_inner(
             &preview,
             None,
-            options.confirmed_deletes,
+            // `confirm` (when given) saw the preview, deletes listed, and accepted it.
+            options.confirmed_deletes || confirm.is_some(),
             progress,
             options.cancel.clone(),
             super::apply::CheckPlan::Project,

@@ -832,6 +832,7 @@ fn a_rename_begun_in_the_definition_is_completed_at_its_uses() {
             names: vec![("parse_date".into(), "parse_iso_date".into())],
             files: vec!["aaa_notes.py".into(), "sheet.py".into()],
             alone: false,
+            moved: vec![],
         })
     );
     assert!(matches!(&renamed.verdict, Some(Verdict::Verified { .. })));
@@ -867,4 +868,106 @@ fn a_rename_begun_in_the_definition_is_completed_at_its_uses() {
             report.attempts[0].trace_id.as_deref().unwrap()
         )
     );
+}
+
+#[test]
+fn a_module_renamed_in_one_import_is_moved_and_renamed_where_it_is_imported() {
+    const UTILS: &str = "def parse_money(text):\n    return int(text)\n\n\ndef format_money(cents):\n    return f'EUR {cents}'\n";
+    const ACCOUNT: &str = "from utils import format_money, parse_money\n\n\ndef deposit(text):\n    return format_money(parse_money(text))\n";
+    const STATEMENT: &str =
+        "from utils import format_money\n\n\ndef line(cents):\n    return format_money(cents)\n";
+    const TEST: &str = "import importlib.util\nimport unittest\n\nfrom account import deposit\nfrom money import format_money\nfrom statement import line\n\n\nclass MoneyTest(unittest.TestCase):\n    def test_moved(self):\n        self.assertEqual(format_money(5), 'EUR 5')\n        self.assertEqual(deposit('7'), 'EUR 7')\n        self.assertEqual(line(3), 'EUR 3')\n        self.assertIsNone(importlib.util.find_spec('utils'))\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+    let p = Project::new(&[
+        ("utils.py", UTILS.as_bytes()),
+        ("account.py", ACCOUNT.as_bytes()),
+        ("statement.py", STATEMENT.as_bytes()),
+        ("test_money.py", TEST.as_bytes()),
+    ]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // Asked to move the helpers into money.py, the model renames the module in one import.
+    let model = rt.block_on(Model::start(&[json!({
+        "actions": [{"kind": "UPDATE_FILE", "path": "statement.py",
+                     "content": STATEMENT.replace("from utils", "from money")}],
+        "summary": "moved"
+    })]));
+    let options = SolveOptions::default().confirmed_deletes(true);
+    let report = solve_v3(&p, &model, &options, &|_| {});
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.usage.model_calls, 1);
+    let moved = &report.attempts[1];
+    assert_eq!(
+        moved.renamed,
+        Some(papayu_agent::RenamedView {
+            names: vec![("utils".into(), "money".into())],
+            files: vec!["account.py".into(), "money.py".into()],
+            alone: false,
+            moved: vec![("utils.py".into(), "money.py".into())],
+        })
+    );
+    assert_eq!(p.read("money.py"), UTILS);
+    assert!(!p.dir.path().join("utils.py").exists());
+    assert_eq!(p.read("account.py"), ACCOUNT.replace("utils", "money"));
+    assert_eq!(p.read("statement.py"), STATEMENT.replace("utils", "money"));
+    assert_eq!(p.read("test_money.py"), TEST);
+}
+
+#[test]
+fn a_module_move_is_not_tried_where_deletes_are_not_confirmed() {
+    const UTILS: &str = "def parse_money(text):\n    return int(text)\n";
+    const ACCOUNT: &str = "from utils import parse_money\n";
+    const TEST: &str = "import unittest\n\nfrom money import parse_money\n\n\nclass T(unittest.TestCase):\n    def test_it(self):\n        self.assertEqual(parse_money('7'), 7)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+    let p = Project::new(&[
+        ("utils.py", UTILS.as_bytes()),
+        ("account.py", ACCOUNT.as_bytes()),
+        ("test_money.py", TEST.as_bytes()),
+    ]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let answer = json!({
+        "actions": [{"kind": "UPDATE_FILE", "path": "account.py",
+                     "content": "from money import parse_money\n"}],
+        "summary": "moved"
+    });
+    let model = rt.block_on(Model::start(&[answer.clone(), answer.clone(), answer]));
+    // Neither --yes nor a confirmation that would show the delete: the move is papayu's own
+    // change, so it is skipped rather than ending the run with ERR_CANCELLED.
+    let options = SolveOptions::default().attempts(1);
+    let report = solve_v3(&p, &model, &options, &|_| {});
+    assert_eq!(report.outcome, SolveOutcome::NotSolved, "{report:#?}");
+    assert!(
+        report.attempts.iter().all(|a| a.renamed.is_none()),
+        "{report:#?}"
+    );
+    assert_eq!(p.read("utils.py"), UTILS);
+    assert_eq!(p.read("account.py"), ACCOUNT);
+    assert!(!p.dir.path().join("money.py").exists());
+}
+
+#[test]
+fn a_confirmed_change_that_deletes_a_file_is_applied() {
+    // Before D76 a change the caller's confirmation accepted, deletes listed in its preview,
+    // still failed with ERR_CANCELLED unless deletes were also confirmed up front (--yes).
+    const TEST: &str = "import os\nimport unittest\n\n\nclass T(unittest.TestCase):\n    def test_gone(self):\n        self.assertFalse(os.path.exists('old.py'))\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+    let p = Project::new(&[("old.py", b"x = 1\n"), ("test_old.py", TEST.as_bytes())]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[json!({
+        "actions": [{"kind": "DELETE_FILE", "path": "old.py"}],
+        "summary": "remove old.py"
+    })]));
+    let mut agent = p.agent(&model, &[("PAPAYU_PROTOCOL_VERSION", "3")]);
+    let seen = std::sync::Mutex::new(Vec::new());
+    let confirm = |preview: &papayu_agent::ApplyPreview| {
+        seen.lock().unwrap().push(preview.deletes.clone());
+        true
+    };
+    let report = rt
+        .block_on(agent.solve(
+            "remove old.py",
+            &SolveOptions::default(),
+            Some(&confirm),
+            &|_| {},
+        ))
+        .unwrap();
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(*seen.lock().unwrap(), [vec!["old.py".to_owned()]]);
+    assert!(!p.dir.path().join("old.py").exists());
 }
