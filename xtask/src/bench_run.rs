@@ -66,12 +66,15 @@ struct TaskResult {
 
 /// How one attempt of papayu's `--json` report ended (see [`TaskResult::endings`]).
 /// A part of a rejected change tried alone (D65) ends as `part_` and the same word, the change
-/// with a rename it began completed (D74) as `renamed_`.
+/// with a rename it began completed (D74) as `renamed_`, a move it began carried out (D78) as
+/// `moved_`.
 fn ending(attempt: &Value) -> String {
     let part = if attempt["part"].is_object() {
         "part_"
     } else if attempt["renamed"].is_object() {
         "renamed_"
+    } else if attempt["moved"].is_object() {
+        "moved_"
     } else {
         ""
     };
@@ -246,7 +249,9 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
             .as_array()
             .into_iter()
             .flatten()
-            .filter(|a| !a["part"].is_object() && !a["renamed"].is_object())
+            .filter(|a| {
+                !a["part"].is_object() && !a["renamed"].is_object() && !a["moved"].is_object()
+            })
             .count() as u64;
         let attempts = doc["attempts"]
             .as_array()

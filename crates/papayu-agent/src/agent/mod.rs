@@ -23,6 +23,7 @@ mod feedback;
 mod finish;
 mod fragment;
 mod hint;
+mod moves;
 mod observe;
 mod parts;
 mod plan;
@@ -39,8 +40,8 @@ pub use finish::new_trace_id;
 pub use observe::{AgentEvent, AgentObserver};
 pub use solve::{
     AttemptError, AttemptView, BaselineView, ConfirmFn, DEFAULT_ATTEMPTS, DEFAULT_PARTS,
-    DEFAULT_RETRY_TEMPERATURE, DEFAULT_TEST_TIMEOUT, LOCAL_DRAWS, PartView, REPEAT_REDRAWS,
-    RenamedView, SolveOptions, SolveOutcome, SolveReport, Usage, strip_mode_prefix,
+    DEFAULT_RETRY_TEMPERATURE, DEFAULT_TEST_TIMEOUT, LOCAL_DRAWS, MovedView, PartView,
+    REPEAT_REDRAWS, RenamedView, SolveOptions, SolveOutcome, SolveReport, Usage, strip_mode_prefix,
 };
 pub use views::{
     ActionView, ApplyOutcome, ApplyPreview, ChatTurn, ContextReport, DroppedBlock, FallbackInfo,

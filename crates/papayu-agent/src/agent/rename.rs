@@ -380,20 +380,20 @@ fn imports(line: &str) -> bool {
 }
 
 /// A file's name without its extension, when it is a name (`utils` of `src/utils.py`).
-fn stem(path: &str) -> Option<&str> {
+pub(super) fn stem(path: &str) -> Option<&str> {
     let name = path.rsplit('/').next()?;
     let stem = name.split_once('.').map_or(name, |(s, _)| s);
     (stem.len() >= 2 && is_name(stem) && stem.chars().all(is_word)).then_some(stem)
 }
 
 /// The extension of a path's file name (`py`), empty when it has none.
-fn extension(path: &str) -> &str {
+pub(super) fn extension(path: &str) -> &str {
     let name = path.rsplit('/').next().unwrap_or(path);
     name.rsplit_once('.').map_or("", |(_, e)| e)
 }
 
 /// Two files of the same language, by extension (`.js`, `.mjs`, `.cjs`, `.ts` count as one).
-fn same_language(a: &str, b: &str) -> bool {
+pub(super) fn same_language(a: &str, b: &str) -> bool {
     fn family(e: &str) -> &str {
         match e {
             "js" | "mjs" | "cjs" | "jsx" | "ts" | "tsx" | "mts" | "cts" => "js",
@@ -456,7 +456,7 @@ fn module_move(
 }
 
 /// The contents of a line's quoted strings that look like paths (hold a `/`).
-fn quoted_paths(line: &str) -> Vec<String> {
+pub(super) fn quoted_paths(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = line;
     while let Some(at) = rest.find(['\'', '"', '`']) {
@@ -475,7 +475,7 @@ fn quoted_paths(line: &str) -> Vec<String> {
 
 /// `dir` joined with the relative `path` (`./x`, `../y/z`), `.` and `..` resolved; `None` when
 /// it leaves the project.
-fn normalise(dir: &str, path: &str) -> Option<String> {
+pub(super) fn normalise(dir: &str, path: &str) -> Option<String> {
     let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
     for seg in path.split('/') {
         match seg {
@@ -490,7 +490,7 @@ fn normalise(dir: &str, path: &str) -> Option<String> {
 }
 
 /// A project file as text (`None`: unreadable or not UTF-8).
-fn read(root: &Utf8Path, path: &str) -> Option<String> {
+pub(super) fn read(root: &Utf8Path, path: &str) -> Option<String> {
     String::from_utf8(fs_err::read(root.join(path)).ok()?).ok()
 }
 
@@ -547,7 +547,7 @@ fn one_rename(old: &str, new: &str) -> Option<(String, String)> {
 }
 
 /// A line cut into names (letters, digits, `_`, `$`) and single other characters, spaces kept.
-fn tokens(line: &str) -> Vec<&str> {
+pub(super) fn tokens(line: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = None;
     for (i, ch) in line.char_indices() {
@@ -566,7 +566,7 @@ fn tokens(line: &str) -> Vec<&str> {
     out
 }
 
-fn is_word(ch: char) -> bool {
+pub(super) fn is_word(ch: char) -> bool {
     ch.is_alphanumeric() || ch == '_' || ch == '$'
 }
 
@@ -581,7 +581,7 @@ fn is_name(token: &str) -> bool {
 /// The line declares `name`: a declaring word right before it (`def name`, `pub struct name`,
 /// `export async function name`), or a line that opens a block and defines it by the signature
 /// reading of D62 (`const name = (a) => {`). A plain assignment (`total = 0`) declares nothing.
-fn declares(line: &str, name: &str) -> bool {
+pub(super) fn declares(line: &str, name: &str) -> bool {
     let t = line.trim_end();
     let opens = t.contains('{') || t.ends_with(':') || t.contains("=>");
     if opens && super::fragment::defined_name(line) == Some(name) {

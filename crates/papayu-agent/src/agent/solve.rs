@@ -246,6 +246,9 @@ pub struct AttemptView {
     /// Set when this change is the draw's rejected change with the renames it began carried
     /// out everywhere, or those renames alone (D74).
     pub renamed: Option<RenamedView>,
+    /// When it moved definitions the model's change began to move into a new module (D78).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moved: Option<MovedView>,
 }
 
 /// Which hunks of a rejected change a part keeps.
@@ -277,12 +280,27 @@ pub struct RenamedView {
     pub moved: Vec<(String, String)>,
 }
 
+/// The definitions a derived change moved into a new module (D78).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MovedView {
+    /// The names moved.
+    pub names: Vec<String>,
+    /// The module they left.
+    pub from: String,
+    /// The new module.
+    pub to: String,
+    /// Other files whose imports now name the new module.
+    pub files: Vec<String>,
+}
+
 /// A change derived from one the tests rejected, tried as its own transaction.
 enum Derived {
     /// A smaller set of its hunks (D65).
     Part(super::parts::Part),
     /// It with the renames it began completed, or those renames alone (D74).
     Renamed(super::rename::Renamed),
+    /// The definitions it began to move into a new module, moved (D78).
+    Moved(super::moves::Moved),
 }
 
 impl Derived {
@@ -291,6 +309,7 @@ impl Derived {
         match self {
             Derived::Part(part) => &part.document,
             Derived::Renamed(r) => &r.document,
+            Derived::Moved(m) => &m.document,
         }
     }
 
@@ -299,6 +318,7 @@ impl Derived {
         match self {
             Derived::Part(part) => part.describe(parent),
             Derived::Renamed(r) => r.describe(parent),
+            Derived::Moved(m) => m.describe(parent),
         }
     }
 
@@ -320,6 +340,14 @@ impl Derived {
                     moved: r.moved.clone(),
                 })
             }
+            Derived::Moved(m) => {
+                view.moved = Some(MovedView {
+                    names: m.names.clone(),
+                    from: m.from.clone(),
+                    to: m.to.clone(),
+                    files: m.files.clone(),
+                })
+            }
         }
     }
 
@@ -334,6 +362,11 @@ impl Derived {
                 names: r.names.clone(),
                 files: r.files.clone(),
                 alone: r.alone,
+            },
+            Derived::Moved(m) => Progress::Moved {
+                names: m.names.clone(),
+                from: m.from.clone(),
+                to: m.to.clone(),
             },
         }
     }
@@ -584,6 +617,7 @@ impl Agent {
                         redrawn,
                         part: None,
                         renamed: None,
+                        moved: None,
                     });
                     feedback = Some(f);
                     continue;
@@ -604,6 +638,7 @@ impl Agent {
                 redrawn,
                 part: None,
                 renamed: None,
+                moved: None,
             };
             if preview.no_changes {
                 if baseline.exit_ok && targets.is_empty() {
@@ -791,6 +826,7 @@ impl Agent {
                             redrawn,
                             part: None,
                             renamed: None,
+                            moved: None,
                         };
                         candidate.mark(&mut view);
                         if let Some(confirm) = confirm
@@ -881,6 +917,7 @@ impl Agent {
             redrawn: 0,
             part: None,
             renamed: None,
+            moved: None,
         };
         if preview.no_changes {
             report.attempts.push(attempt);
@@ -939,7 +976,8 @@ impl Agent {
 
     /// What is tried after the tests rejected `preview`'s change, before the model is asked
     /// again: the change with the renames it began completed, then those renames alone (D74),
-    /// then at most `parts` of its parts (D65).
+    /// the definitions it began to move into a new module moved (D78), then at most `parts` of
+    /// its parts (D65).
     fn derived(&self, preview: &ApplyPreview, parts: usize) -> Vec<Derived> {
         // The project search, with room for every use of a name rather than the model's 50.
         let project = self.engine.project();
@@ -964,6 +1002,11 @@ impl Agent {
             .into_iter()
             .map(Derived::Renamed)
             .collect();
+        out.extend(
+            super::moves::moved(&self.root, &preview.plan, &users)
+                .into_iter()
+                .map(Derived::Moved),
+        );
         out.extend(
             super::parts::parts(&self.root, &preview.plan, parts)
                 .into_iter()

@@ -237,6 +237,16 @@ pub enum Progress {
         /// The renames alone, without the rest of the model's change.
         alone: bool,
     },
+    /// The tests rejected a change that began moving definitions into a new module; the move
+    /// itself is tried (D78).
+    Moved {
+        /// The names moved.
+        names: Vec<String>,
+        /// The module they leave.
+        from: String,
+        /// The new module.
+        to: String,
+    },
     /// An attempt at a goal begins ([`crate::Agent::solve`]).
     Attempt {
         /// 1-based.

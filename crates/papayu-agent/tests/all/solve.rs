@@ -971,3 +971,48 @@ fn a_confirmed_change_that_deletes_a_file_is_applied() {
     assert_eq!(*seen.lock().unwrap(), [vec!["old.py".to_owned()]]);
     assert!(!p.dir.path().join("old.py").exists());
 }
+
+#[test]
+fn definitions_a_new_module_began_to_hold_are_moved_there() {
+    const UTILS: &str = "import re\n\n_AMOUNT = re.compile(r\"^\\d+$\")\n\n\ndef parse_money(text):\n    if not _AMOUNT.match(text):\n        raise ValueError(text)\n    return int(text)\n\n\ndef shout(text):\n    return text.upper()\n";
+    const ACCOUNT: &str = "from utils import parse_money, shout\n\n\ndef deposit(text):\n    return shout(str(parse_money(text)))\n";
+    const TEST: &str = "import unittest\n\nimport utils\nfrom account import deposit\nfrom money import parse_money\n\n\nclass T(unittest.TestCase):\n    def test_moved(self):\n        self.assertEqual(parse_money('7'), 7)\n        self.assertEqual(deposit('8'), '8')\n        self.assertFalse(hasattr(utils, 'parse_money'))\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+    let p = Project::new(&[
+        ("utils.py", UTILS.as_bytes()),
+        ("account.py", ACCOUNT.as_bytes()),
+        ("test_money.py", TEST.as_bytes()),
+    ]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // The model creates the new module with a placeholder body and fixes no import.
+    let model = rt.block_on(Model::start(&[json!({
+        "actions": [{"kind": "CREATE_FILE", "path": "money.py",
+                     "content": "def parse_money(text):\n    pass\n"}],
+        "summary": "moved"
+    })]));
+    let report = solve_v3(&p, &model, &SolveOptions::default(), &|_| {});
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.usage.model_calls, 1);
+    let moved = report.attempts.iter().find(|a| a.moved.is_some()).unwrap();
+    assert_eq!(
+        moved.moved,
+        Some(papayu_agent::MovedView {
+            names: vec!["parse_money".into()],
+            from: "utils.py".into(),
+            to: "money.py".into(),
+            files: vec!["account.py".into()],
+        })
+    );
+    assert_eq!(
+        p.read("utils.py"),
+        "def shout(text):\n    return text.upper()\n"
+    );
+    assert_eq!(
+        p.read("money.py"),
+        "import re\n\n\n_AMOUNT = re.compile(r\"^\\d+$\")\n\n\ndef parse_money(text):\n    if not _AMOUNT.match(text):\n        raise ValueError(text)\n    return int(text)\n"
+    );
+    assert_eq!(
+        p.read("account.py"),
+        "from utils import shout\nfrom money import parse_money\n\n\ndef deposit(text):\n    return shout(str(parse_money(text)))\n"
+    );
+    assert_eq!(p.read("test_money.py"), TEST);
+}

@@ -351,6 +351,15 @@ fn derived_label(a: &papayu_agent::AttemptView) -> Option<String> {
             )
         });
     }
+    if let Some(m) = &a.moved {
+        return Some(crate::tr!(
+            "run-moved",
+            names = m.names.join(", "),
+            from = m.from.clone(),
+            to = m.to.clone(),
+            files = m.files.len()
+        ));
+    }
     let r = a.renamed.as_ref()?;
     let (names, files) = (name_list(&r.names), r.files.len());
     Some(if r.alone {

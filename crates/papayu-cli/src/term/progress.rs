@@ -280,6 +280,12 @@ fn stage(p: &Progress) -> Option<String> {
                 tr!("stage-renamed", names = names, files = files)
             }
         }
+        Progress::Moved { names, from, to } => tr!(
+            "stage-moved",
+            names = names.join(", "),
+            from = from.clone(),
+            to = to.clone()
+        ),
         Progress::Applying { done, total, item } => tr!(
             "stage-applying",
             done = *done,
