@@ -67,7 +67,7 @@ struct TaskResult {
 /// How one attempt of papayu's `--json` report ended (see [`TaskResult::endings`]).
 /// A part of a rejected change tried alone (D65) ends as `part_` and the same word, the change
 /// with a rename it began completed (D74) as `renamed_`, a move it began carried out (D78) as
-/// `moved_`.
+/// `moved_`, its new definitions added alone (D79) as `added_`.
 fn ending(attempt: &Value) -> String {
     let part = if attempt["part"].is_object() {
         "part_"
@@ -75,6 +75,8 @@ fn ending(attempt: &Value) -> String {
         "renamed_"
     } else if attempt["moved"].is_object() {
         "moved_"
+    } else if attempt["added"].is_object() {
+        "added_"
     } else {
         ""
     };
@@ -250,7 +252,10 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
             .into_iter()
             .flatten()
             .filter(|a| {
-                !a["part"].is_object() && !a["renamed"].is_object() && !a["moved"].is_object()
+                !a["part"].is_object()
+                    && !a["renamed"].is_object()
+                    && !a["moved"].is_object()
+                    && !a["added"].is_object()
             })
             .count() as u64;
         let attempts = doc["attempts"]

@@ -17,11 +17,11 @@ pub mod trace;
 pub mod verify;
 
 pub use agent::{
-    ActionView, Agent, AgentEvent, AgentObserver, ApplyOutcome, ApplyPreview, AttemptError,
-    AttemptView, BaselineView, ChatTurn, ConfirmFn, ContextReport, DEFAULT_ATTEMPTS, DEFAULT_PARTS,
-    DEFAULT_RETRY_TEMPERATURE, DEFAULT_TEST_TIMEOUT, DroppedBlock, FALLBACK_V2_CODES,
-    FALLBACK_V3_CODES, FallbackInfo, LOCAL_DRAWS, MAX_CONTEXT_ROUNDS, MovedView, PartView,
-    PlanOutcome, Progress, ProgressFn, REPEAT_REDRAWS, RenamedView, Round, SolveOptions,
+    ActionView, AddedView, Agent, AgentEvent, AgentObserver, ApplyOutcome, ApplyPreview,
+    AttemptError, AttemptView, BaselineView, ChatTurn, ConfirmFn, ContextReport, DEFAULT_ATTEMPTS,
+    DEFAULT_PARTS, DEFAULT_RETRY_TEMPERATURE, DEFAULT_TEST_TIMEOUT, DroppedBlock,
+    FALLBACK_V2_CODES, FALLBACK_V3_CODES, FallbackInfo, LOCAL_DRAWS, MAX_CONTEXT_ROUNDS, MovedView,
+    PartView, PlanOutcome, Progress, ProgressFn, REPEAT_REDRAWS, RenamedView, Round, SolveOptions,
     SolveOutcome, SolveReport, Stage, Usage, WHOLE_FILE_MAX_BYTES, fallback_target, new_trace_id,
     no_progress, strip_mode_prefix,
 };

@@ -8,11 +8,68 @@
 //! inherent `impl` block, re-indented to its body; anything else after the file's last
 //! definition, before its trailer (`if __name__ == "__main__":`, `module.exports` / `export {…}`,
 //! `#[cfg(test)]`). A one-line CommonJS `module.exports = { a, b };` then also exports the new
-//! name. Text in, text out; the tests judge the result like any change.
+//! name. After the tests rejected a whole-file change, its new definitions alone are added
+//! the same way (D79): a small model asked to add a method often rewrites the class or `impl`
+//! around it with the other methods left out. Text in, text out; the tests judge the result
+//! like any change.
 
 use std::ops::Range;
 
+use camino::Utf8Path;
+use papayu_protocol::ActionKind;
+use papayu_validate::ValidatedPlan;
+use serde_json::{Value, json};
+
 use super::fragment::defined_name;
+
+/// A rejected whole-file change's new definitions, added alone (D79).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Added {
+    /// The names of the definitions added, in file order.
+    pub(crate) names: Vec<String>,
+    /// The files they are added to.
+    pub(crate) files: Vec<String>,
+    /// `{"actions": [...]}`: an UPDATE_FILE per such file.
+    pub(crate) document: String,
+}
+
+impl Added {
+    /// `` `a`, `b` added alone to x.rs, from <parent trace id> ``.
+    pub(crate) fn describe(&self, parent: &str) -> String {
+        let names: Vec<String> = self.names.iter().map(|n| format!("`{n}`")).collect();
+        format!(
+            "{} added alone to {}, from {parent}",
+            names.join(", "),
+            self.files.join(", ")
+        )
+    }
+}
+
+/// The new definitions of `plan`'s UPDATE_FILEs added alone to the files as they are (see
+/// [`added_definitions`]); `None` when it adds none, or holds anything but whole-file updates.
+pub(crate) fn added(root: &Utf8Path, plan: &ValidatedPlan) -> Option<Added> {
+    let mut names = Vec::new();
+    let mut files = Vec::new();
+    let mut doc: Vec<Value> = Vec::new();
+    for a in plan.actions() {
+        if *a.kind() != ActionKind::UpdateFile {
+            return None;
+        }
+        let path = a.path.as_str();
+        let old = String::from_utf8(fs_err::read(root.join(path)).ok()?).ok()?;
+        let new = a.action.content.as_deref()?;
+        if let Some((grown, added)) = added_definitions(path, &old, new) {
+            names.extend(added);
+            files.push(path.to_owned());
+            doc.push(json!({"kind": "UPDATE_FILE", "path": path, "content": grown}));
+        }
+    }
+    (!names.is_empty()).then(|| Added {
+        names,
+        files,
+        document: json!({ "actions": doc }).to_string(),
+    })
+}
 
 /// `file` with `content` added as described in the module docs, and the range of the file's
 /// lines it was inserted before (empty: nothing of the file is replaced); `None` when the
@@ -26,15 +83,21 @@ pub(super) fn addition(path: &str, file: &str, content: &str) -> Option<(String,
     let start = c
         .iter()
         .position(|l| opens_block(l) && defined_name(l).is_some())?;
+    // Its comments, attributes and decorators come with it.
+    let mut lead = start;
+    while lead > 0 && is_lead(c[lead - 1]) && leading(c[lead - 1]) == leading(c[start]) {
+        lead -= 1;
+    }
     let known: std::collections::HashSet<&str> = f.iter().map(|l| l.trim()).collect();
-    if !c[..start]
+    if !c[..lead]
         .iter()
         .all(|l| l.trim().is_empty() || known.contains(l.trim()))
     {
         return None;
     }
-    let body = &c[start..];
-    let name = defined_name(body[0])?;
+    let head = c[start];
+    let body = &c[lead..];
+    let name = defined_name(head)?;
     // Every definition at the content's own depth is new to the file: one that redefines a
     // name the file has is an edit or a rewrite, not an addition.
     let defined: std::collections::HashSet<&str> = f
@@ -42,7 +105,7 @@ pub(super) fn addition(path: &str, file: &str, content: &str) -> Option<(String,
         .filter(|l| opens_block(l))
         .filter_map(|l| defined_name(l))
         .collect();
-    let depth = leading(body[0]).len();
+    let depth = leading(head).len();
     if body.iter().any(|l| {
         leading(l).len() == depth
             && opens_block(l)
@@ -53,7 +116,7 @@ pub(super) fn addition(path: &str, file: &str, content: &str) -> Option<(String,
     }
     let eol = if file.contains("\r\n") { "\r\n" } else { "\n" };
     let python = path.ends_with(".py") || path.ends_with(".pyi");
-    let (at, indent, gap) = if is_method(body[0], python) {
+    let (at, indent, gap) = if is_method(head, python) {
         let (at, indent) = if python {
             class_end(&f)?
         } else {
@@ -63,7 +126,7 @@ pub(super) fn addition(path: &str, file: &str, content: &str) -> Option<(String,
     } else {
         (trailer_start(&f), String::new(), if python { 2 } else { 1 })
     };
-    let base = leading(body[0]);
+    let base = leading(head);
     let mut block = String::new();
     for l in body {
         if l.trim().is_empty() {
@@ -105,6 +168,82 @@ pub(super) fn addition(path: &str, file: &str, content: &str) -> Option<(String,
     Some((out, at..at))
 }
 
+/// `old` with the definitions `new` adds added as [`addition`] adds one, and their names: each
+/// block of `new` (with the comments, attributes and decorators right above it) that opens
+/// with a definition of a name `old` does not hold as a word, outside another such block.
+/// `None` when `new` adds no definition or one has no place in `old`.
+pub(super) fn added_definitions(path: &str, old: &str, new: &str) -> Option<(String, Vec<String>)> {
+    let words: std::collections::HashSet<&str> = old
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let lines: Vec<&str> = new.lines().map(str::trim_end).collect();
+    let mut file = old.to_owned();
+    let mut names = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let l = lines[i];
+        let name = defined_name(l).filter(|n| opens_block(l) && !words.contains(n));
+        let Some(name) = name else {
+            i += 1;
+            continue;
+        };
+        // The comments, attributes and decorators right above it, at its depth.
+        let depth = leading(l).len();
+        let mut start = i;
+        while start > 0 {
+            let above = lines[start - 1];
+            if !is_lead(above) || leading(above).len() != depth {
+                break;
+            }
+            start -= 1;
+        }
+        let end = block_end(&lines, i)?;
+        let block = lines[start..end].join("\n");
+        let (grown, _) = addition(path, &file, &block)?;
+        file = grown;
+        names.push(name.to_owned());
+        i = end;
+    }
+    (!names.is_empty()).then_some((file, names))
+}
+
+/// The end (exclusive) of the block opened at `lines[at]`: braces balanced again, or the last
+/// line indented deeper than it for a block opened with `:`.
+fn block_end(lines: &[&str], at: usize) -> Option<usize> {
+    if lines[at].trim_end().ends_with('{') {
+        let mut depth: i64 = 0;
+        for (k, l) in lines.iter().enumerate().skip(at) {
+            depth += l.chars().filter(|&c| c == '{').count() as i64;
+            depth -= l.chars().filter(|&c| c == '}').count() as i64;
+            if depth <= 0 {
+                return Some(k + 1);
+            }
+        }
+        return None;
+    }
+    let base = leading(lines[at]).len();
+    let mut end = at + 1;
+    for (k, l) in lines.iter().enumerate().skip(at + 1) {
+        if l.trim().is_empty() {
+            continue;
+        }
+        if leading(l).len() <= base {
+            break;
+        }
+        end = k + 1;
+    }
+    (end > at + 1).then_some(end)
+}
+
+/// A comment, attribute or decorator line, which leads the definition below it.
+fn is_lead(line: &str) -> bool {
+    let t = line.trim();
+    ["#[", "@", "//", "/*", "*", "#"]
+        .iter()
+        .any(|p| t.starts_with(p))
+}
+
 /// A line that opens a block: it ends with `{` or `:` (a comment line aside).
 fn opens_block(line: &str) -> bool {
     let t = line.trim();
@@ -131,7 +270,9 @@ fn whole_blocks(body: &[&str]) -> bool {
                 .iter()
                 .any(|p| t.starts_with(p))
     };
-    if body[0].trim_end().ends_with('{') {
+    // The definition's own line, below its comments, attributes and decorators.
+    let first = body.iter().find(|l| !is_lead(l)).unwrap_or(&body[0]);
+    if first.trim_end().ends_with('{') {
         let mut depth = 0;
         for l in body {
             if depth == 0 && !l.trim().is_empty() && !top(l) {
@@ -144,7 +285,7 @@ fn whole_blocks(body: &[&str]) -> bool {
         }
         depth == 0
     } else {
-        let base = leading(body[0]).len();
+        let base = leading(first).len();
         body.iter().skip(1).all(|l| {
             l.trim().is_empty() || leading(l).len() > base || (leading(l).len() == base && top(l))
         }) && body.len() > 1
@@ -343,6 +484,34 @@ fn exported(line: &str, name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rewritten_impl_that_left_the_other_methods_out_adds_its_new_method_alone() {
+        let file = "pub struct M {\n    n: usize,\n}\n\nimpl M {\n    pub fn new(n: usize) -> Self {\n        M { n }\n    }\n\n    pub fn get(&self) -> usize {\n        self.n\n    }\n}\n\nimpl Clone for M {\n    fn clone(&self) -> Self {\n        M { n: self.n }\n    }\n}\n";
+        // The model's whole file: the impl holds the new method only.
+        let answer = "pub struct M {\n    n: usize,\n}\n\nimpl M {\n    /// Twice.\n    pub fn double(&self) -> M {\n        let n = self.n * 2;\n        M { n }\n    }\n}\n\nimpl Clone for M {\n    fn clone(&self) -> Self {\n        M { n: self.n }\n    }\n}\n";
+        let (out, names) = added_definitions("src/lib.rs", file, answer).unwrap();
+        assert_eq!(names, ["double"]);
+        assert_eq!(
+            out,
+            "pub struct M {\n    n: usize,\n}\n\nimpl M {\n    pub fn new(n: usize) -> Self {\n        M { n }\n    }\n\n    pub fn get(&self) -> usize {\n        self.n\n    }\n\n    /// Twice.\n    pub fn double(&self) -> M {\n        let n = self.n * 2;\n        M { n }\n    }\n}\n\nimpl Clone for M {\n    fn clone(&self) -> Self {\n        M { n: self.n }\n    }\n}\n"
+        );
+        // Nothing new: nothing to add.
+        assert_eq!(added_definitions("src/lib.rs", file, file), None);
+    }
+
+    #[test]
+    fn new_python_definitions_of_a_rewritten_file_are_added_alone() {
+        let answer = "import re\n\n\ndef words(text):\n    return text.split()\n\n\ndef top_words(text, n):\n    def key(kv):\n        return (-kv[1], kv[0])\n    return sorted(word_counts(text).items(), key=key)[:n]\n";
+        let (out, names) = added_definitions("wordcount.py", WORDS, answer).unwrap();
+        assert_eq!(names, ["top_words"]);
+        assert_eq!(
+            out,
+            format!(
+                "{WORDS}\n\ndef top_words(text, n):\n    def key(kv):\n        return (-kv[1], kv[0])\n    return sorted(word_counts(text).items(), key=key)[:n]\n"
+            )
+        );
+    }
 
     const WORDS: &str = "\"\"\"Count words.\"\"\"\n\nimport re\nfrom collections import Counter\n\n\ndef words(text):\n    return re.findall(r\"[a-z]+\", text.lower())\n\n\ndef word_counts(text):\n    return Counter(words(text))\n";
 

@@ -39,7 +39,7 @@ pub use converse::{
 pub use finish::new_trace_id;
 pub use observe::{AgentEvent, AgentObserver};
 pub use solve::{
-    AttemptError, AttemptView, BaselineView, ConfirmFn, DEFAULT_ATTEMPTS, DEFAULT_PARTS,
+    AddedView, AttemptError, AttemptView, BaselineView, ConfirmFn, DEFAULT_ATTEMPTS, DEFAULT_PARTS,
     DEFAULT_RETRY_TEMPERATURE, DEFAULT_TEST_TIMEOUT, LOCAL_DRAWS, MovedView, PartView,
     REPEAT_REDRAWS, RenamedView, SolveOptions, SolveOutcome, SolveReport, Usage, strip_mode_prefix,
 };

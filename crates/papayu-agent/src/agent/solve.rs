@@ -249,6 +249,9 @@ pub struct AttemptView {
     /// When it moved definitions the model's change began to move into a new module (D78).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub moved: Option<MovedView>,
+    /// When it is the rejected change's new definitions added alone (D79).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub added: Option<AddedView>,
 }
 
 /// Which hunks of a rejected change a part keeps.
@@ -293,6 +296,15 @@ pub struct MovedView {
     pub files: Vec<String>,
 }
 
+/// The definitions a derived change added alone (D79).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AddedView {
+    /// The names of the definitions added.
+    pub names: Vec<String>,
+    /// The files they were added to.
+    pub files: Vec<String>,
+}
+
 /// A change derived from one the tests rejected, tried as its own transaction.
 enum Derived {
     /// A smaller set of its hunks (D65).
@@ -301,6 +313,8 @@ enum Derived {
     Renamed(super::rename::Renamed),
     /// The definitions it began to move into a new module, moved (D78).
     Moved(super::moves::Moved),
+    /// Its new definitions added alone to the files as they are (D79).
+    Added(super::addition::Added),
 }
 
 impl Derived {
@@ -310,6 +324,7 @@ impl Derived {
             Derived::Part(part) => &part.document,
             Derived::Renamed(r) => &r.document,
             Derived::Moved(m) => &m.document,
+            Derived::Added(a) => &a.document,
         }
     }
 
@@ -319,6 +334,7 @@ impl Derived {
             Derived::Part(part) => part.describe(parent),
             Derived::Renamed(r) => r.describe(parent),
             Derived::Moved(m) => m.describe(parent),
+            Derived::Added(a) => a.describe(parent),
         }
     }
 
@@ -348,6 +364,12 @@ impl Derived {
                     files: m.files.clone(),
                 })
             }
+            Derived::Added(a) => {
+                view.added = Some(AddedView {
+                    names: a.names.clone(),
+                    files: a.files.clone(),
+                })
+            }
         }
     }
 
@@ -367,6 +389,10 @@ impl Derived {
                 names: m.names.clone(),
                 from: m.from.clone(),
                 to: m.to.clone(),
+            },
+            Derived::Added(a) => Progress::Added {
+                names: a.names.clone(),
+                files: a.files.clone(),
             },
         }
     }
@@ -618,6 +644,7 @@ impl Agent {
                         part: None,
                         renamed: None,
                         moved: None,
+                        added: None,
                     });
                     feedback = Some(f);
                     continue;
@@ -639,6 +666,7 @@ impl Agent {
                 part: None,
                 renamed: None,
                 moved: None,
+                added: None,
             };
             if preview.no_changes {
                 if baseline.exit_ok && targets.is_empty() {
@@ -827,6 +855,7 @@ impl Agent {
                             part: None,
                             renamed: None,
                             moved: None,
+                            added: None,
                         };
                         candidate.mark(&mut view);
                         if let Some(confirm) = confirm
@@ -918,6 +947,7 @@ impl Agent {
             part: None,
             renamed: None,
             moved: None,
+            added: None,
         };
         if preview.no_changes {
             report.attempts.push(attempt);
@@ -976,8 +1006,8 @@ impl Agent {
 
     /// What is tried after the tests rejected `preview`'s change, before the model is asked
     /// again: the change with the renames it began completed, then those renames alone (D74),
-    /// the definitions it began to move into a new module moved (D78), then at most `parts` of
-    /// its parts (D65).
+    /// the definitions it began to move into a new module moved (D78), its new definitions
+    /// added alone (D79), then at most `parts` of its parts (D65).
     fn derived(&self, preview: &ApplyPreview, parts: usize) -> Vec<Derived> {
         // The project search, with room for every use of a name rather than the model's 50.
         let project = self.engine.project();
@@ -1007,6 +1037,7 @@ impl Agent {
                 .into_iter()
                 .map(Derived::Moved),
         );
+        out.extend(super::addition::added(&self.root, &preview.plan).map(Derived::Added));
         out.extend(
             super::parts::parts(&self.root, &preview.plan, parts)
                 .into_iter()

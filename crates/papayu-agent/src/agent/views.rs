@@ -237,6 +237,14 @@ pub enum Progress {
         /// The renames alone, without the rest of the model's change.
         alone: bool,
     },
+    /// The tests rejected a whole-file change that defines new names; those definitions alone
+    /// are tried, added to the files as they are (D79).
+    Added {
+        /// The names of the definitions.
+        names: Vec<String>,
+        /// The files they are added to.
+        files: Vec<String>,
+    },
     /// The tests rejected a change that began moving definitions into a new module; the move
     /// itself is tried (D78).
     Moved {

@@ -1016,3 +1016,37 @@ fn definitions_a_new_module_began_to_hold_are_moved_there() {
     );
     assert_eq!(p.read("test_money.py"), TEST);
 }
+
+#[test]
+fn a_class_rewritten_around_a_new_method_gets_the_method_alone() {
+    const TODO: &str = "class Store:\n    def __init__(self):\n        self.items = []\n\n    def add(self, title, done=False):\n        self.items.append((title, done))\n\n    def count(self):\n        return len(self.items)\n";
+    const TEST: &str = "import unittest\n\nfrom todo import Store\n\n\nclass T(unittest.TestCase):\n    def test_clear(self):\n        s = Store()\n        s.add('a', True)\n        s.add('b')\n        self.assertEqual(s.clear_done(), 1)\n        self.assertEqual(s.count(), 1)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+    let p = Project::new(&[
+        ("todo.py", TODO.as_bytes()),
+        ("test_todo.py", TEST.as_bytes()),
+    ]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // The whole file, the class holding the new method only: add() and count() left out.
+    let model = rt.block_on(Model::start(&[json!({
+        "actions": [{"kind": "UPDATE_FILE", "path": "todo.py",
+                     "content": "class Store:\n    def clear_done(self):\n        before = len(self.items)\n        self.items = [i for i in self.items if not i[1]]\n        return before - len(self.items)\n"}],
+        "summary": "clear_done"
+    })]));
+    let report = solve_v3(&p, &model, &SolveOptions::default(), &|_| {});
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.usage.model_calls, 1);
+    let added = report.attempts.iter().find(|a| a.added.is_some()).unwrap();
+    assert_eq!(
+        added.added,
+        Some(papayu_agent::AddedView {
+            names: vec!["clear_done".into()],
+            files: vec!["todo.py".into()],
+        })
+    );
+    assert_eq!(
+        p.read("todo.py"),
+        format!(
+            "{TODO}\n    def clear_done(self):\n        before = len(self.items)\n        self.items = [i for i in self.items if not i[1]]\n        return before - len(self.items)\n"
+        )
+    );
+}

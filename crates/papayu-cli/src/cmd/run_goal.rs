@@ -351,6 +351,13 @@ fn derived_label(a: &papayu_agent::AttemptView) -> Option<String> {
             )
         });
     }
+    if let Some(d) = &a.added {
+        return Some(crate::tr!(
+            "run-added",
+            names = d.names.join(", "),
+            files = d.files.join(", ")
+        ));
+    }
     if let Some(m) = &a.moved {
         return Some(crate::tr!(
             "run-moved",

@@ -280,6 +280,11 @@ fn stage(p: &Progress) -> Option<String> {
                 tr!("stage-renamed", names = names, files = files)
             }
         }
+        Progress::Added { names, files } => tr!(
+            "stage-added",
+            names = names.join(", "),
+            files = files.join(", ")
+        ),
         Progress::Moved { names, from, to } => tr!(
             "stage-moved",
             names = names.join(", "),
