@@ -22,6 +22,9 @@ pub struct RunOptions {
     pub papayu: Option<PathBuf>,
     /// Answer with the reference fixes instead of a model.
     pub scripted: bool,
+    /// Answer with a recorded run's answers (`DIR/<task id>.answers.json` or the traces in
+    /// `DIR/<task id>/`), in order, instead of a model.
+    pub replay: Option<PathBuf>,
     /// A GGUF model for the in-process provider (`--model-path`).
     pub model_path: Option<PathBuf>,
     /// `--attempts` for `papayu run`.
@@ -32,6 +35,9 @@ pub struct RunOptions {
     pub env: Vec<(String, String)>,
     /// Fail unless every task is solved in one attempt (the scripted model's promise).
     pub expect_all: bool,
+    /// Fail unless every task is solved, in any attempt (a replay whose recorded answers
+    /// papayu's readings are known to turn into a fix).
+    pub expect_solved: bool,
     /// Where to append one JSON line per task and one summary line.
     pub out: Option<PathBuf>,
     /// Where to keep each task's traces (`DIR/<task id>/`, the model's raw answers included)
@@ -132,7 +138,8 @@ fn peak_rss_kb(pid: u32) -> Option<u64> {
 }
 
 /// Run papayu on `tasks` and print the table; an error when a task is left changed but
-/// unsolved, or (with `expect_all`) when any is not solved in one attempt.
+/// unsolved, or (with `expect_all`) when any is not solved in one attempt, or (with
+/// `expect_solved`) when any is not solved.
 pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
     let papayu = match &o.papayu {
         Some(p) => p.clone(),
@@ -158,10 +165,24 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
         let before = tree_digest(&project)?;
         let tests_before = test_code(&project)?;
         let server = if o.scripted {
-            Some(rt.block_on(crate::perfect::PerfectModel::start(task))?)
+            Some(
+                rt.block_on(crate::perfect::PerfectModel::start(task))?
+                    .uri(),
+            )
         } else {
             None
         };
+        let (replay, replayed) = match &o.replay {
+            Some(dir) => {
+                let answers = crate::replay::answers(dir, &task.id)
+                    .with_context(|| format!("the recorded answers of {}", task.id))?;
+                let n = answers.len();
+                let model = rt.block_on(crate::replay::ReplayModel::start(answers))?;
+                (Some(model), n)
+            }
+            None => (None, 0),
+        };
+        let server = server.or_else(|| replay.as_ref().map(|r| r.uri()));
         let mut cmd = Command::new(&papayu);
         cmd.arg("--project").arg(&project).arg("--json");
         if let Some(m) = &o.model_path {
@@ -170,6 +191,12 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
         cmd.arg("run").arg("--yes");
         if let Some(n) = o.attempts {
             cmd.arg("--attempts").arg(n.to_string());
+        } else if o.replay.is_some() {
+            // One recorded answer per attempt, as many attempts as answers.
+            cmd.arg("--attempts")
+                .arg(replayed.max(1).to_string())
+                .arg("--draws")
+                .arg("1");
         }
         cmd.args(&o.run_args);
         cmd.arg(&task.goal)
@@ -190,10 +217,11 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
         for (k, v) in &o.env {
             cmd.env(k, v);
         }
-        if let Some(s) = &server {
+        if let Some(uri) = &server {
+            let name = if o.scripted { "perfect" } else { "recorded" };
             cmd.env("PAPAYU_LLM_PROVIDER", "openai-compatible")
-                .env("PAPAYU_LLM_API_URL", format!("{}/v1", s.uri()))
-                .env("PAPAYU_LLM_MODEL", "perfect");
+                .env("PAPAYU_LLM_API_URL", format!("{uri}/v1"))
+                .env("PAPAYU_LLM_MODEL", name);
         }
         let started = Instant::now();
         let mut child = cmd
@@ -308,7 +336,7 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
             result.wall.as_secs_f64(),
             result.peak_rss_kb as f64 / 1024.0
         );
-        if result.changed_unsolved() || (o.expect_all && !result.solved) {
+        if result.changed_unsolved() || ((o.expect_all || o.expect_solved) && !result.solved) {
             let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
             println!(
                 "    stderr (last lines):\n      {}",
@@ -426,6 +454,9 @@ fn summarise(results: &[TaskResult], o: &RunOptions) -> Result<()> {
             "tasks left changed but unsolved (must never happen): {}",
             changed_unsolved.join(", ")
         );
+    }
+    if o.expect_solved && solved != n {
+        bail!("{} of {n} tasks were not solved", n - solved);
     }
     if o.expect_all && one_attempt != n {
         bail!(

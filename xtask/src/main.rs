@@ -16,6 +16,7 @@ use papayu_protocol::{ProtocolVersion, SchemaVariant, schema};
 
 mod bench_run;
 mod perfect;
+mod replay;
 mod tasks;
 mod ui_bundle;
 
@@ -43,7 +44,7 @@ fn run_xtask() -> Result<()> {
         Some("golden") => golden(&root, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | codegen [--check] | ui-bundle [--check] | bench [FILTER...] [-- BENCH ARGS] | bench tasks [--verify | --list | --run [--scripted] ...] [ID...] | golden <TRACE.json> [--name NAME] | golden --replay>"
+                "usage: cargo xtask <ci | codegen [--check] | ui-bundle [--check] | bench [FILTER...] [-- BENCH ARGS] | bench tasks [--verify | --list | --run [--scripted | --replay DIR] ... | --extract-answers DIR] [ID...] | golden <TRACE.json> [--name NAME] | golden --replay>"
             );
             bail!("unknown or missing xtask command")
         }
@@ -157,10 +158,24 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
     }
 }
 
+/// Recorded runs (bench/replay) and the tasks in each whose real answers papayu's readings turn
+/// into a verified fix: a fragment placed, parts (D65), a rename completed (D74), a module moved
+/// (D76), definitions moved (D78), a new method added alone (D79).
+const REPLAY_GUARD: &[(&str, &[&str])] = &[
+    ("s12f", &["js-01", "js-02"]),
+    ("s13a", &["py-04"]),
+    ("s14a", &["js-07"]),
+    ("s14c", &["py-11"]),
+    ("s15a", &["py-12"]),
+    ("s15b", &["js-12"]),
+    ("s16a", &["rs-07"]),
+];
+
 /// The single CI entry point: fmt, schema drift, the web UI (its committed bundle against a
 /// fresh build, Vitest), clippy and tests over the whole workspace (papayu-desktop included),
 /// docs, the browser e2e against a fresh `papayu`, the task corpus (`bench tasks --verify`, then
-/// every task solved by a scripted perfect model), and the desktop window under Xvfb.
+/// every task solved by a scripted perfect model, then recorded answers replayed), and the
+/// desktop window under Xvfb.
 fn ci(root: &Path) -> Result<()> {
     run(root, "cargo", &["fmt", "--all", "--", "--check"])?;
     codegen(root, true)?;
@@ -235,6 +250,25 @@ fn ci(root: &Path) -> Result<()> {
             papayu.to_string(),
         ],
     )?;
+    // Real answers of the default model that papayu's readings turn into a verified fix stay
+    // fixes: each recorded run replayed (bench/replay), its tasks all solved.
+    for (run, ids) in REPLAY_GUARD {
+        let mut args = vec![
+            "--run".to_owned(),
+            "--replay".to_owned(),
+            root.join("bench/replay")
+                .join(run)
+                .to_string_lossy()
+                .into_owned(),
+            "--expect-solved".to_owned(),
+            "--env".to_owned(),
+            "PAPAYU_PROTOCOL_VERSION=3".to_owned(),
+            "--papayu".to_owned(),
+            papayu.to_string(),
+        ];
+        args.extend(ids.iter().map(|id| (*id).to_owned()));
+        tasks::cli(root, &args)?;
+    }
     // The real desktop window under Xvfb through WebKitWebDriver (ignored in the plain run).
     run(
         root,

@@ -442,8 +442,9 @@ fn listing_changes(
 /// `cargo xtask bench tasks [--verify | --list | --run OPTIONS] [ID-FILTER...]`.
 pub fn cli(root: &Path, args: &[String]) -> Result<()> {
     let corpus = root.join("bench/tasks");
-    let usage = "usage: cargo xtask bench tasks [--verify | --list | --run] [--scripted] \
-[--expect-all] [--papayu PATH] [--model-path FILE] [--attempts N] [--run-arg ARG]... \
+    let usage = "usage: cargo xtask bench tasks [--verify | --list | --run | --extract-answers DIR] \
+[--scripted | --replay DIR] \
+[--expect-all | --expect-solved] [--papayu PATH] [--model-path FILE] [--attempts N] [--run-arg ARG]... \
 [--env KEY=VALUE]... \
 [--out FILE] [--traces DIR] [ID-FILTER...]";
     let mut mode = "--run";
@@ -458,7 +459,16 @@ pub fn cli(root: &Path, args: &[String]) -> Result<()> {
         match a.as_str() {
             "--verify" | "--list" | "--run" => mode = a.as_str(),
             "--scripted" => run.scripted = true,
+            "--replay" => run.replay = Some(PathBuf::from(value()?)),
+            "--extract-answers" => {
+                let dir = PathBuf::from(value()?);
+                for id in crate::replay::extract(&dir)? {
+                    println!("{}", dir.join(format!("{id}.answers.json")).display());
+                }
+                return Ok(());
+            }
             "--expect-all" => run.expect_all = true,
+            "--expect-solved" => run.expect_solved = true,
             "--papayu" => run.papayu = Some(PathBuf::from(value()?)),
             "--model-path" => run.model_path = Some(PathBuf::from(value()?)),
             "--attempts" => run.attempts = Some(value()?.parse().context("--attempts")?),
