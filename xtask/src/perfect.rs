@@ -121,20 +121,30 @@ impl Respond for Responder {
         } else {
             self.fix.answer(&sent)
         };
-        let content = answer.to_string();
-        let input: usize = messages.iter().map(|m| text(m).len()).sum();
-        let usage = json!({"prompt_tokens": input / 4, "completion_tokens": content.len() / 4});
-        if body["stream"] == true {
-            let chunk = json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": content}, "finish_reason": "stop"}], "usage": usage});
-            return ResponseTemplate::new(200)
-                .insert_header("content-type", "text/event-stream")
-                .set_body_string(format!("data: {chunk}\n\ndata: [DONE]\n\n"));
-        }
-        ResponseTemplate::new(200).set_body_json(json!({
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-            "usage": usage,
-        }))
+        completion(&body, &answer.to_string())
     }
+}
+
+/// A chat-completions response to the request `body` whose answer is `content` (streamed as one
+/// SSE chunk when the request asked for a stream), with a rough token count.
+pub fn completion(body: &Value, content: &str) -> ResponseTemplate {
+    let input: usize = body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| m["content"].as_str().map_or(0, str::len))
+        .sum();
+    let usage = json!({"prompt_tokens": input / 4, "completion_tokens": content.len() / 4});
+    if body["stream"] == true {
+        let chunk = json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": content}, "finish_reason": "stop"}], "usage": usage});
+        return ResponseTemplate::new(200)
+            .insert_header("content-type", "text/event-stream")
+            .set_body_string(format!("data: {chunk}\n\ndata: [DONE]\n\n"));
+    }
+    ResponseTemplate::new(200).set_body_json(json!({
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": usage,
+    }))
 }
 
 /// The server of one task's perfect model.

@@ -93,18 +93,7 @@ impl Respond for Responder {
                 .and_then(|mut a| a.pop_front())
                 .unwrap_or_else(|| NO_MORE.to_owned())
         };
-        let input: usize = messages.iter().map(|m| text(m).len()).sum();
-        let usage = json!({"prompt_tokens": input / 4, "completion_tokens": content.len() / 4});
-        if body["stream"] == true {
-            let chunk = json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": content}, "finish_reason": "stop"}], "usage": usage});
-            return ResponseTemplate::new(200)
-                .insert_header("content-type", "text/event-stream")
-                .set_body_string(format!("data: {chunk}\n\ndata: [DONE]\n\n"));
-        }
-        ResponseTemplate::new(200).set_body_json(json!({
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-            "usage": usage,
-        }))
+        crate::perfect::completion(&body, &content)
     }
 }
 

@@ -30,6 +30,8 @@ mod plan;
 mod rename;
 mod retarget;
 mod solve;
+#[cfg(test)]
+mod testkit;
 mod views;
 
 pub(crate) use check::{Checker, check_full};

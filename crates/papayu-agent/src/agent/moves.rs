@@ -786,48 +786,15 @@ fn rust_imports(text: &str, from: &str, to: &str, moved: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testkit::{plan_of, project, users_in};
     use super::*;
 
-    fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (p, c) in files {
-            let full = dir.path().join(p);
-            fs_err::create_dir_all(full.parent().unwrap()).unwrap();
-            fs_err::write(full, c).unwrap();
-        }
-        dir
-    }
-
-    fn plan_of(actions: Value) -> ValidatedPlan {
-        let text = json!({"actions": actions, "summary": "s"}).to_string();
-        papayu_validate::check_text(
-            &text,
-            &papayu_validate::Context::new(papayu_protocol::ProtocolVersion::V3),
-            &papayu_validate::Policy::default(),
-        )
-        .into_plan()
-        .unwrap()
-    }
-
-    /// Files under `root` whose text holds `name`.
-    fn users_in(root: &Utf8Path) -> impl Fn(&str) -> Vec<String> + '_ {
-        move |name: &str| {
-            let mut out = Vec::new();
-            let mut stack = vec![root.as_std_path().to_path_buf()];
-            while let Some(d) = stack.pop() {
-                for e in fs_err::read_dir(&d).unwrap() {
-                    let p = e.unwrap().path();
-                    if p.is_dir() {
-                        stack.push(p);
-                    } else if fs_err::read_to_string(&p).is_ok_and(|t| t.contains(name)) {
-                        let rel = p.strip_prefix(root.as_std_path()).unwrap();
-                        out.push(rel.to_string_lossy().into_owned());
-                    }
-                }
-            }
-            out.sort();
-            out
-        }
+    /// The moves a change that creates `new` (path, content) began in a project of `files`.
+    fn moves_of(files: &[(&str, &str)], new: (&str, &str)) -> Vec<Moved> {
+        let dir = project(files);
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let plan = plan_of(json!([{"kind": "CREATE_FILE", "path": new.0, "content": new.1}]));
+        moved(root, &plan, &users_in(root))
     }
 
     fn actions(m: &Moved) -> Vec<Value> {
@@ -840,22 +807,21 @@ mod tests {
 
     #[test]
     fn definitions_a_new_module_declares_move_there_with_what_only_they_use() {
-        let dir = project(&[
-            ("src/helpers.js", HELPERS),
-            ("src/signup.js", SIGNUP),
-            (
-                "test/forms.test.js",
-                "import { isEmail } from '../src/validators.js';\n",
-            ),
-        ]);
-        let root = Utf8Path::from_path(dir.path()).unwrap();
         // The model's new module: the functions, one body rewritten wrongly.
-        let plan = plan_of(json!([{
-            "kind": "CREATE_FILE", "path": "src/validators.js",
-            "content": "export function isEmail(text) {\n  return /@/;\n}\n\nexport function isUrl(text) {\n  return true;\n}\n"
-        }]));
-        let users = users_in(root);
-        let all = moved(root, &plan, &users);
+        let all = moves_of(
+            &[
+                ("src/helpers.js", HELPERS),
+                ("src/signup.js", SIGNUP),
+                (
+                    "test/forms.test.js",
+                    "import { isEmail } from '../src/validators.js';\n",
+                ),
+            ],
+            (
+                "src/validators.js",
+                "export function isEmail(text) {\n  return /@/;\n}\n\nexport function isUrl(text) {\n  return true;\n}\n",
+            ),
+        );
         assert_eq!(all.len(), 1, "{all:?}");
         let m = &all[0];
         assert_eq!(m.names, ["isEmail", "isUrl"]);
@@ -885,13 +851,10 @@ mod tests {
     fn python_imports_are_split_and_the_imports_the_moved_code_needs_go_with_it() {
         let utils = "import re\nimport os\n\n_AMOUNT = re.compile(r\"^\\d+$\")\n\n\ndef parse_money(text):\n    if not _AMOUNT.match(text):\n        raise ValueError(text)\n    return int(text)\n\n\ndef home():\n    return os.environ.get('HOME')\n";
         let account = "from utils import home, parse_money as parse\n\n\ndef f(t):\n    return parse(t), home()\n";
-        let dir = project(&[("utils.py", utils), ("account.py", account)]);
-        let root = Utf8Path::from_path(dir.path()).unwrap();
-        let plan = plan_of(json!([
-            {"kind": "CREATE_FILE", "path": "money.py", "content": "def parse_money(text):\n    pass\n"},
-        ]));
-        let users = users_in(root);
-        let all = moved(root, &plan, &users);
+        let all = moves_of(
+            &[("utils.py", utils), ("account.py", account)],
+            ("money.py", "def parse_money(text):\n    pass\n"),
+        );
         assert_eq!(all.len(), 1, "{all:?}");
         let a = actions(&all[0]);
         assert_eq!(
@@ -912,13 +875,13 @@ mod tests {
     fn commonjs_exports_and_requires_follow_the_move() {
         let helpers = "function cap(t) {\n  return t;\n}\n\nfunction isEmail(t) {\n  return t.includes('@');\n}\n\nmodule.exports = { cap, isEmail };\n";
         let form = "const { cap, isEmail } = require('./helpers');\n\nmodule.exports = (t) => cap(t) && isEmail(t);\n";
-        let dir = project(&[("lib/helpers.js", helpers), ("lib/form.js", form)]);
-        let root = Utf8Path::from_path(dir.path()).unwrap();
-        let plan = plan_of(json!([
-            {"kind": "CREATE_FILE", "path": "lib/validators.js", "content": "function isEmail(t) {\n  return true;\n}\n"},
-        ]));
-        let users = users_in(root);
-        let all = moved(root, &plan, &users);
+        let all = moves_of(
+            &[("lib/helpers.js", helpers), ("lib/form.js", form)],
+            (
+                "lib/validators.js",
+                "function isEmail(t) {\n  return true;\n}\n",
+            ),
+        );
         assert_eq!(all.len(), 1, "{all:?}");
         let a = actions(&all[0]);
         assert_eq!(
@@ -940,17 +903,17 @@ mod tests {
         let util = "pub fn slugify(t: &str) -> String {\n    t.to_lowercase()\n}\n\npub fn shout(t: &str) -> String {\n    t.to_uppercase()\n}\n";
         let lib = "pub mod post;\npub mod util;\n";
         let post = "use crate::util::{shout, slugify};\n\npub fn f() -> String {\n    slugify(&shout(\"a\")) + &crate::util::slugify(\"b\")\n}\n";
-        let dir = project(&[
-            ("src/util.rs", util),
-            ("src/lib.rs", lib),
-            ("src/post.rs", post),
-        ]);
-        let root = Utf8Path::from_path(dir.path()).unwrap();
-        let plan = plan_of(json!([
-            {"kind": "CREATE_FILE", "path": "src/text.rs", "content": "pub fn slugify(t: &str) -> String {\n    todo!()\n}\n"},
-        ]));
-        let users = users_in(root);
-        let all = moved(root, &plan, &users);
+        let all = moves_of(
+            &[
+                ("src/util.rs", util),
+                ("src/lib.rs", lib),
+                ("src/post.rs", post),
+            ],
+            (
+                "src/text.rs",
+                "pub fn slugify(t: &str) -> String {\n    todo!()\n}\n",
+            ),
+        );
         assert_eq!(all.len(), 1, "{all:?}");
         assert_eq!(all[0].files, ["src/lib.rs", "src/post.rs"]);
         let a = actions(&all[0]);
@@ -968,23 +931,19 @@ mod tests {
     fn no_move_when_the_cut_is_not_clean_or_everything_would_move() {
         // `shout` stays and calls `slugify`, which would move.
         let util = "def slugify(t):\n    return t.lower()\n\n\ndef shout(t):\n    return slugify(t).upper()\n";
-        let dir = project(&[("util.py", util)]);
-        let root = Utf8Path::from_path(dir.path()).unwrap();
-        let users = users_in(root);
-        let plan = plan_of(json!([
-            {"kind": "CREATE_FILE", "path": "text.py", "content": "def slugify(t):\n    pass\n"},
-        ]));
-        assert_eq!(moved(root, &plan, &users), []);
+        let files = [("util.py", util)];
+        assert_eq!(
+            moves_of(&files, ("text.py", "def slugify(t):\n    pass\n")),
+            []
+        );
         // Everything would move: D76's whole-module move, not this one.
-        let plan = plan_of(json!([
-            {"kind": "CREATE_FILE", "path": "text.py", "content": "def slugify(t):\n    pass\n\n\ndef shout(t):\n    pass\n"},
-        ]));
-        assert_eq!(moved(root, &plan, &users), []);
+        let both = "def slugify(t):\n    pass\n\n\ndef shout(t):\n    pass\n";
+        assert_eq!(moves_of(&files, ("text.py", both)), []);
         // A new module declaring nothing any module declares moves nothing.
-        let plan = plan_of(json!([
-            {"kind": "CREATE_FILE", "path": "text.py", "content": "def other(t):\n    pass\n"},
-        ]));
-        assert_eq!(moved(root, &plan, &users), []);
+        assert_eq!(
+            moves_of(&files, ("text.py", "def other(t):\n    pass\n")),
+            []
+        );
     }
 
     #[test]

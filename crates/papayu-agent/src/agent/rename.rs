@@ -619,6 +619,7 @@ fn rename_word(text: &str, from: &str, to: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testkit::{plan_of, project, users_in};
     use super::*;
 
     #[test]
@@ -683,59 +684,6 @@ mod tests {
         assert!(declares("class Account:", "Account"));
         assert!(!declares("    return parse_date(x)", "parse_date"));
         assert!(!declares("import { getUser } from './api.js';", "getUser"));
-    }
-
-    fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (p, c) in files {
-            let full = dir.path().join(p);
-            fs_err::create_dir_all(full.parent().unwrap()).unwrap();
-            fs_err::write(full, c).unwrap();
-        }
-        dir
-    }
-
-    fn plan_of(actions: Value) -> ValidatedPlan {
-        let text = json!({"actions": actions, "summary": "s"}).to_string();
-        papayu_validate::check_text(
-            &text,
-            &papayu_validate::Context::new(papayu_protocol::ProtocolVersion::V3),
-            &papayu_validate::Policy::default(),
-        )
-        .into_plan()
-        .unwrap()
-    }
-
-    /// Files under `root` whose text holds `name` (what the project search answers).
-    fn users_in(root: &Utf8Path) -> impl Fn(&str) -> Vec<String> + '_ {
-        move |name: &str| {
-            let mut out = Vec::new();
-            for entry in walk(root.as_std_path()) {
-                let rel = entry
-                    .strip_prefix(root.as_std_path())
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                if fs_err::read_to_string(&entry).is_ok_and(|t| t.contains(name)) {
-                    out.push(rel);
-                }
-            }
-            out.sort();
-            out
-        }
-    }
-
-    fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-        let mut out = Vec::new();
-        for e in fs_err::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                out.extend(walk(&p));
-            } else {
-                out.push(p);
-            }
-        }
-        out
     }
 
     const DATES: &str =
