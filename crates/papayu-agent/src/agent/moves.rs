@@ -567,8 +567,41 @@ fn python_imports(text: &str, from: &str, to: &str, moved: &[String]) -> String 
         return text.to_owned();
     };
     let same_dir = from.rsplit_once('/').map(|x| x.0) == to.rsplit_once('/').map(|x| x.0);
+    // `import utils` and `utils.parse_money(…)`: the moved names are used through the new
+    // module, imported beside the old one.
+    let plain = |m: &str| m == old_full || (m == old_stem && same_dir);
+    let qualified_module = text.lines().find_map(|l| {
+        let m = l.trim().strip_prefix("import ")?.trim();
+        plain(m).then(|| m.to_owned())
+    });
+    let mut text = text.to_owned();
+    if let Some(m) = &qualified_module {
+        let new_module = if *m == old_full {
+            new_full.clone()
+        } else {
+            new_stem.to_owned()
+        };
+        let mut used = false;
+        for n in moved {
+            let renamed = replace_qualified(&text, m, n, &new_module);
+            used |= renamed != text;
+            text = renamed;
+        }
+        if used {
+            let mut lines: Vec<String> = Vec::new();
+            for l in text.lines() {
+                lines.push(l.to_owned());
+                if l.trim().strip_prefix("import ").map(str::trim) == Some(m.as_str()) {
+                    let indent = &l[..l.len() - l.trim_start().len()];
+                    lines.push(format!("{indent}import {new_module}"));
+                }
+            }
+            text = rejoin(lines, &text);
+        }
+    }
+    let text = text.as_str();
     let mut out: Vec<String> = Vec::new();
-    for line in text.lines() {
+    for (line, original) in statements(text, |t| t.starts_with("from ")) {
         let indent = &line[..line.len() - line.trim_start().len()];
         let t = line.trim();
         let parsed = t.strip_prefix("from ").and_then(|r| {
@@ -576,7 +609,7 @@ fn python_imports(text: &str, from: &str, to: &str, moved: &[String]) -> String 
             Some((module.trim(), names.trim()))
         });
         let Some((module, list)) = parsed else {
-            out.push(line.to_owned());
+            out.extend(original);
             continue;
         };
         // The old module as written here: its full path, or its name (a sibling import).
@@ -589,13 +622,13 @@ fn python_imports(text: &str, from: &str, to: &str, moved: &[String]) -> String 
         {
             format!("{prefix}.{new_stem}")
         } else {
-            out.push(line.to_owned());
+            out.extend(original);
             continue;
         };
         let inner = list.trim_start_matches('(').trim_end_matches(')');
         let (going, staying) = partition(inner, moved);
         if going.is_empty() {
-            out.push(line.to_owned());
+            out.extend(original);
             continue;
         }
         if !staying.is_empty() {
@@ -610,6 +643,60 @@ fn python_imports(text: &str, from: &str, to: &str, moved: &[String]) -> String 
         ));
     }
     rejoin(out, text)
+}
+
+/// The lines of `text`, each statement that `joins` picks and that opens a bracket it closes
+/// on a later line (`from m import (`, `import {`) read as one line: `(statement, its lines)`.
+fn statements(text: &str, joins: impl Fn(&str) -> bool) -> Vec<(String, Vec<String>)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let first = lines[i];
+        let mut depth = depth_change(first);
+        let mut end = i + 1;
+        if joins(first.trim()) && depth > 0 {
+            while end < lines.len() && depth > 0 {
+                depth += depth_change(lines[end]);
+                end += 1;
+            }
+        }
+        let original: Vec<String> = lines[i..end].iter().map(|l| (*l).to_owned()).collect();
+        let joined = if end == i + 1 || depth != 0 {
+            first.to_owned()
+        } else {
+            let rest: Vec<&str> = lines[i + 1..end].iter().map(|l| l.trim()).collect();
+            format!("{} {}", first.trim_end(), rest.join(" "))
+        };
+        if end > i + 1 && depth != 0 {
+            // Never closed: each line as it is.
+            out.extend(original.into_iter().map(|l| (l.clone(), vec![l])));
+        } else {
+            out.push((joined, original));
+        }
+        i = end;
+    }
+    out
+}
+
+/// `text` with `module.name` (whole words) written `to.name`.
+fn replace_qualified(text: &str, module: &str, name: &str, to: &str) -> String {
+    let from = format!("{module}.{name}");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(&from) {
+        let before = rest[..at].chars().next_back().or(out.chars().next_back());
+        let after = rest[at + from.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if before.is_some_and(|c| is_word(c) || c == '.') || after.is_some_and(is_word) {
+            out.push_str(&from);
+        } else {
+            out.push_str(&format!("{to}.{name}"));
+        }
+        rest = &rest[at + from.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Lines joined with the original's final newline.
@@ -641,13 +728,15 @@ fn relative(dir: &str, target: &str) -> String {
 fn script_imports(text: &str, path: &str, from: &str, to: &str, moved: &[String]) -> String {
     let dir = path.rsplit_once('/').map_or("", |x| x.0);
     let mut out: Vec<String> = Vec::new();
-    for line in text.lines() {
+    for (line, original) in statements(text, |t| t.starts_with("import") || t.contains("require("))
+    {
+        let line = line.as_str();
         let Some(open) = line.find('{') else {
-            out.push(line.to_owned());
+            out.extend(original);
             continue;
         };
         let Some(close) = line[open..].find('}').map(|c| c + open) else {
-            out.push(line.to_owned());
+            out.extend(original);
             continue;
         };
         let (head, inner, tail) = (&line[..open], &line[open + 1..close], &line[close + 1..]);
@@ -658,7 +747,7 @@ fn script_imports(text: &str, path: &str, from: &str, to: &str, moved: &[String]
             .next()
             .or_else(|| quoted(tail));
         let (Some(spec), true) = (spec, esm || cjs) else {
-            out.push(line.to_owned());
+            out.extend(original);
             continue;
         };
         // The import names the old module: its path resolved from this file, with or without
@@ -675,12 +764,12 @@ fn script_imports(text: &str, path: &str, from: &str, to: &str, moved: &[String]
             resolved == bare(from)
         };
         if !spec.starts_with('.') || !matches {
-            out.push(line.to_owned());
+            out.extend(original);
             continue;
         }
         let (going, staying) = partition(inner, moved);
         if going.is_empty() {
-            out.push(line.to_owned());
+            out.extend(original);
             continue;
         }
         let mut new_spec = relative(dir, to);
@@ -872,6 +961,51 @@ mod tests {
     }
 
     #[test]
+    fn parenthesised_and_qualified_python_imports_follow_the_move() {
+        let utils =
+            "def parse_money(text):\n    return int(text)\n\n\ndef home():\n    return '~'\n";
+        let account = "from utils import (\n    home,\n    parse_money,\n)\n\n\ndef f(t):\n    return parse_money(t), home()\n";
+        let report = "import utils\n\n\ndef g(t):\n    return utils.parse_money(t), utils.home(), my.utils.parse_money\n";
+        let all = moves_of(
+            &[
+                ("utils.py", utils),
+                ("account.py", account),
+                ("report.py", report),
+            ],
+            ("money.py", "def parse_money(text):\n    pass\n"),
+        );
+        assert_eq!(all.len(), 1, "{all:?}");
+        assert_eq!(all[0].files, ["account.py", "report.py"]);
+        let a = actions(&all[0]);
+        assert_eq!(
+            a[2]["content"],
+            "from utils import home\nfrom money import parse_money\n\n\ndef f(t):\n    return parse_money(t), home()\n"
+        );
+        assert_eq!(
+            a[3]["content"],
+            "import utils\nimport money\n\n\ndef g(t):\n    return money.parse_money(t), utils.home(), my.utils.parse_money\n"
+        );
+    }
+
+    #[test]
+    fn a_multi_line_javascript_import_follows_the_move() {
+        let form = "import {\n  capitalize,\n  isEmail,\n} from './helpers.js';\n\nexport const ok = (f) => isEmail(f) && capitalize(f);\n";
+        let all = moves_of(
+            &[("src/helpers.js", HELPERS), ("src/form.js", form)],
+            (
+                "src/validators.js",
+                "export function isEmail(t) {\n  return true;\n}\n",
+            ),
+        );
+        assert_eq!(all.len(), 1, "{all:?}");
+        let a = actions(&all[0]);
+        assert_eq!(
+            a[2]["content"],
+            "import { capitalize } from './helpers.js';\nimport { isEmail } from './validators.js';\n\nexport const ok = (f) => isEmail(f) && capitalize(f);\n"
+        );
+    }
+
+    #[test]
     fn commonjs_exports_and_requires_follow_the_move() {
         let helpers = "function cap(t) {\n  return t;\n}\n\nfunction isEmail(t) {\n  return t.includes('@');\n}\n\nmodule.exports = { cap, isEmail };\n";
         let form = "const { cap, isEmail } = require('./helpers');\n\nmodule.exports = (t) => cap(t) && isEmail(t);\n";
@@ -964,5 +1098,39 @@ mod tests {
                 (11, 14, Some("f"), false),
             ]
         );
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        /// Lines of code-like text: indentation, brackets, quotes, comments, imports.
+        fn text() -> impl Strategy<Value = String> {
+            proptest::collection::vec(
+                "( {0,4})(import |from |def |fn |// |# |@)?[a-c({\\[\\]})'\"#=, ]{0,8}",
+                0..16,
+            )
+            .prop_map(|lines| lines.iter().map(|l| format!("{l}\n")).collect())
+        }
+
+        proptest! {
+            #[test]
+            fn statements_lose_no_line(t in text()) {
+                let read = super::super::statements(&t, |l| l.starts_with("from ") || l.starts_with("import"));
+                let lines: Vec<String> = read.into_iter().flat_map(|(_, o)| o).collect();
+                let original: Vec<&str> = t.lines().collect();
+                prop_assert_eq!(lines, original);
+            }
+
+            #[test]
+            fn items_are_ordered_apart_and_inside_the_text(t in text()) {
+                let n = t.lines().count();
+                let all = super::super::items(&t);
+                let mut at = 0;
+                for i in &all {
+                    prop_assert!(i.start >= at && i.start < i.end && i.end <= n, "{:?} in\n{}", all, t);
+                    at = i.end;
+                }
+            }
+        }
     }
 }
