@@ -246,11 +246,10 @@ pub struct AttemptView {
     /// Set when this change is the draw's rejected change with the renames it began carried
     /// out everywhere, or those renames alone (D74).
     pub renamed: Option<RenamedView>,
-    /// When it moved definitions the model's change began to move into a new module (D78).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Set when this change moved the definitions the draw's rejected change began to move
+    /// into a new module (D78).
     pub moved: Option<MovedView>,
-    /// When it is the rejected change's new definitions added alone (D79).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Set when this change is the draw's rejected change's new definitions, added alone (D79).
     pub added: Option<AddedView>,
 }
 
