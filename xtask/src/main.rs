@@ -169,6 +169,7 @@ const REPLAY_GUARD: &[(&str, &[&str])] = &[
     ("s15a", &["py-12"]),
     ("s15b", &["js-12"]),
     ("s16a", &["rs-07"]),
+    ("s16b", &["rs-12"]),
 ];
 
 /// The single CI entry point: fmt, schema drift, the web UI (its committed bundle against a

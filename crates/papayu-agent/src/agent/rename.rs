@@ -139,13 +139,17 @@ pub(crate) fn completed(
                 }),
         );
     }
-    // Each old name renamed one way only; defined in the project's code, the new name not.
+    // Each old name renamed one way only, and no two to the same new name; defined in the
+    // project's code, the new name not.
     let mut names: Vec<(String, String)> = Vec::new();
     for s in &seen {
         if names.iter().any(|(x, _)| *x == s.from) {
             continue;
         }
-        if seen.iter().any(|t| t.from == s.from && t.to != s.to) {
+        if seen
+            .iter()
+            .any(|t| (t.from == s.from && t.to != s.to) || (t.to == s.to && t.from != s.from))
+        {
             continue;
         }
         names.push((s.from.clone(), s.to.clone()));
@@ -495,8 +499,9 @@ pub(super) fn read(root: &Utf8Path, path: &str) -> Option<String> {
 }
 
 /// The `(old, new, old line)` of the lines `after` changed from `before` by one name only: in
-/// each replaced run, an old line that exactly one of the run's new lines repeats with one
-/// name replaced (the run may have gained or lost other lines beside it).
+/// each replaced run of as many new lines as old, line for line; in another, an old line that
+/// exactly one of the run's new lines repeats with one name replaced, and that no other old
+/// line pairs with (the run may have gained or lost other lines beside it).
 fn renamed_lines(before: &str, after: &str) -> Vec<(String, String, String)> {
     let old: Vec<&str> = before.lines().collect();
     let new: Vec<&str> = after.lines().collect();
@@ -509,11 +514,29 @@ fn renamed_lines(before: &str, after: &str) -> Vec<(String, String, String)> {
             new_len,
         } = op
         {
-            let added = &new[new_index..new_index + new_len];
-            for line in &old[old_index..old_index + old_len] {
-                let mut pairs = added.iter().filter_map(|n| one_rename(line, n));
-                if let (Some((a, b)), None) = (pairs.next(), pairs.next()) {
-                    found.push((a, b, (*line).to_owned()));
+            if old_len == new_len {
+                // Line for line.
+                for k in 0..old_len {
+                    if let Some((a, b)) = one_rename(old[old_index + k], new[new_index + k]) {
+                        found.push((a, b, old[old_index + k].to_owned()));
+                    }
+                }
+                continue;
+            }
+            // (old line, new line, names) of each old line one new line repeats renamed.
+            let mut pairs: Vec<(usize, usize, (String, String))> = Vec::new();
+            for (o, line) in old.iter().enumerate().skip(old_index).take(old_len) {
+                let mut found_here = (new_index..new_index + new_len)
+                    .filter_map(|n| one_rename(line, new[n]).map(|names| (o, n, names)));
+                if let (Some(pair), None) = (found_here.next(), found_here.next()) {
+                    pairs.push(pair);
+                }
+            }
+            // A new line that several old lines repeat renamed (`pub mod feed;`, `pub mod
+            // util;` → one `pub mod text;`) is no rename of either.
+            for (o, n, (a, b)) in &pairs {
+                if pairs.iter().filter(|(_, m, _)| m == n).count() == 1 {
+                    found.push((a.clone(), b.clone(), old[*o].to_owned()));
                 }
             }
         }
@@ -860,6 +883,29 @@ mod tests {
             "`util` → `text`, src/util.rs moved to src/text.rs alone in src/lib.rs, src/post.rs, \
              src/text.rs, as begun by T"
         );
+    }
+
+    #[test]
+    fn several_names_renamed_to_one_are_no_rename() {
+        let lib = "pub mod feed;\npub mod post;\npub mod util;\n";
+        let dir = project(&[
+            ("src/lib.rs", lib),
+            ("src/feed.rs", "pub fn f() {}\n"),
+            ("src/post.rs", "pub fn p() {}\n"),
+            ("src/util.rs", "pub fn u() {}\n"),
+        ]);
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        // Three module lines became one: which of them was renamed is anyone's guess.
+        let plan = plan_of(json!([{
+            "kind": "UPDATE_FILE", "path": "src/lib.rs", "content": "pub mod text;\n"
+        }]));
+        assert_eq!(completed(root, &plan, &users_in(root)), []);
+        // The same lines each renamed to their own new name are three renames.
+        let plan = plan_of(json!([{
+            "kind": "UPDATE_FILE", "path": "src/lib.rs", "content": "pub mod feeds;\npub mod posts;\npub mod utils;\n"
+        }]));
+        let all = completed(root, &plan, &users_in(root));
+        assert_eq!(all[0].names.len(), 3, "{all:?}");
     }
 
     #[test]

@@ -1025,6 +1025,14 @@ impl Agent {
                 .map(|r| r.hits.into_iter().map(|h| h.path).collect())
                 .unwrap_or_default();
             paths.dedup();
+            // Only files a change may write: a Rust project's `target/` dep-info files name
+            // every module, and a completion that rewrote them would be rejected whole.
+            paths.retain(|p| {
+                papayu_validate::RelPath::parse(p).is_ok_and(|rel| {
+                    self.policy.forbidden_dir(&rel).is_none()
+                        && self.policy.is_allowed_file_name(&rel)
+                })
+            });
             paths
         };
         let mut out: Vec<Derived> = super::rename::completed(&self.root, &preview.plan, &users)

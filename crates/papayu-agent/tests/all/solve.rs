@@ -882,6 +882,9 @@ fn a_module_renamed_in_one_import_is_moved_and_renamed_where_it_is_imported() {
         ("account.py", ACCOUNT.as_bytes()),
         ("statement.py", STATEMENT.as_bytes()),
         ("test_money.py", TEST.as_bytes()),
+        // Build output that names the module: not a file a change may write, so not renamed
+        // (a completion that wrote it would be rejected whole).
+        ("target/debug/app.d", b"app: utils.py account.py\n"),
     ]);
     let rt = tokio::runtime::Runtime::new().unwrap();
     // Asked to move the helpers into money.py, the model renames the module in one import.
@@ -909,6 +912,7 @@ fn a_module_renamed_in_one_import_is_moved_and_renamed_where_it_is_imported() {
     assert_eq!(p.read("account.py"), ACCOUNT.replace("utils", "money"));
     assert_eq!(p.read("statement.py"), STATEMENT.replace("utils", "money"));
     assert_eq!(p.read("test_money.py"), TEST);
+    assert_eq!(p.read("target/debug/app.d"), "app: utils.py account.py\n");
 }
 
 #[test]
