@@ -81,10 +81,10 @@ impl Respond for Responder {
         let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
             return ResponseTemplate::new(400).set_body_string("not JSON");
         };
-        let messages = body["messages"].as_array().cloned().unwrap_or_default();
-        let text = |m: &Value| m["content"].as_str().unwrap_or_default().to_owned();
-        let system = messages.first().map(text).unwrap_or_default();
-        let content = if system.contains("CURRENT MODE: PLAN") {
+        let plan_mode = body["messages"][0]["content"]
+            .as_str()
+            .is_some_and(|system| system.contains("CURRENT MODE: PLAN"));
+        let content = if plan_mode {
             json!({"actions": [], "summary": "1) apply the recorded answers"}).to_string()
         } else {
             self.answers

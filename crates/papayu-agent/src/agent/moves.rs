@@ -886,6 +886,15 @@ mod tests {
         moved(root, &plan, &users_in(root))
     }
 
+    /// The one move such a change began, and its actions.
+    fn the_move(files: &[(&str, &str)], new: (&str, &str)) -> (Moved, Vec<Value>) {
+        let mut all = moves_of(files, new);
+        assert_eq!(all.len(), 1, "{all:?}");
+        let m = all.remove(0);
+        let a = actions(&m);
+        (m, a)
+    }
+
     fn actions(m: &Moved) -> Vec<Value> {
         let doc: Value = serde_json::from_str(&m.document).unwrap();
         doc["actions"].as_array().unwrap().clone()
@@ -897,7 +906,7 @@ mod tests {
     #[test]
     fn definitions_a_new_module_declares_move_there_with_what_only_they_use() {
         // The model's new module: the functions, one body rewritten wrongly.
-        let all = moves_of(
+        let (m, a) = the_move(
             &[
                 ("src/helpers.js", HELPERS),
                 ("src/signup.js", SIGNUP),
@@ -911,11 +920,8 @@ mod tests {
                 "export function isEmail(text) {\n  return /@/;\n}\n\nexport function isUrl(text) {\n  return true;\n}\n",
             ),
         );
-        assert_eq!(all.len(), 1, "{all:?}");
-        let m = &all[0];
         assert_eq!(m.names, ["isEmail", "isUrl"]);
         assert_eq!(m.files, ["src/signup.js"]);
-        let a = actions(m);
         assert_eq!(
             a[0]["content"],
             "// Small string helpers and input validators.\n\nexport function capitalize(text) {\n  return text.toUpperCase();\n}\n"
@@ -940,12 +946,10 @@ mod tests {
     fn python_imports_are_split_and_the_imports_the_moved_code_needs_go_with_it() {
         let utils = "import re\nimport os\n\n_AMOUNT = re.compile(r\"^\\d+$\")\n\n\ndef parse_money(text):\n    if not _AMOUNT.match(text):\n        raise ValueError(text)\n    return int(text)\n\n\ndef home():\n    return os.environ.get('HOME')\n";
         let account = "from utils import home, parse_money as parse\n\n\ndef f(t):\n    return parse(t), home()\n";
-        let all = moves_of(
+        let (_, a) = the_move(
             &[("utils.py", utils), ("account.py", account)],
             ("money.py", "def parse_money(text):\n    pass\n"),
         );
-        assert_eq!(all.len(), 1, "{all:?}");
-        let a = actions(&all[0]);
         assert_eq!(
             a[0]["content"],
             "import os\n\n\ndef home():\n    return os.environ.get('HOME')\n"
@@ -966,7 +970,7 @@ mod tests {
             "def parse_money(text):\n    return int(text)\n\n\ndef home():\n    return '~'\n";
         let account = "from utils import (\n    home,\n    parse_money,\n)\n\n\ndef f(t):\n    return parse_money(t), home()\n";
         let report = "import utils\n\n\ndef g(t):\n    return utils.parse_money(t), utils.home(), my.utils.parse_money\n";
-        let all = moves_of(
+        let (m, a) = the_move(
             &[
                 ("utils.py", utils),
                 ("account.py", account),
@@ -974,9 +978,7 @@ mod tests {
             ],
             ("money.py", "def parse_money(text):\n    pass\n"),
         );
-        assert_eq!(all.len(), 1, "{all:?}");
-        assert_eq!(all[0].files, ["account.py", "report.py"]);
-        let a = actions(&all[0]);
+        assert_eq!(m.files, ["account.py", "report.py"]);
         assert_eq!(
             a[2]["content"],
             "from utils import home\nfrom money import parse_money\n\n\ndef f(t):\n    return parse_money(t), home()\n"
@@ -990,15 +992,13 @@ mod tests {
     #[test]
     fn a_multi_line_javascript_import_follows_the_move() {
         let form = "import {\n  capitalize,\n  isEmail,\n} from './helpers.js';\n\nexport const ok = (f) => isEmail(f) && capitalize(f);\n";
-        let all = moves_of(
+        let (_, a) = the_move(
             &[("src/helpers.js", HELPERS), ("src/form.js", form)],
             (
                 "src/validators.js",
                 "export function isEmail(t) {\n  return true;\n}\n",
             ),
         );
-        assert_eq!(all.len(), 1, "{all:?}");
-        let a = actions(&all[0]);
         assert_eq!(
             a[2]["content"],
             "import { capitalize } from './helpers.js';\nimport { isEmail } from './validators.js';\n\nexport const ok = (f) => isEmail(f) && capitalize(f);\n"
@@ -1009,15 +1009,13 @@ mod tests {
     fn commonjs_exports_and_requires_follow_the_move() {
         let helpers = "function cap(t) {\n  return t;\n}\n\nfunction isEmail(t) {\n  return t.includes('@');\n}\n\nmodule.exports = { cap, isEmail };\n";
         let form = "const { cap, isEmail } = require('./helpers');\n\nmodule.exports = (t) => cap(t) && isEmail(t);\n";
-        let all = moves_of(
+        let (_, a) = the_move(
             &[("lib/helpers.js", helpers), ("lib/form.js", form)],
             (
                 "lib/validators.js",
                 "function isEmail(t) {\n  return true;\n}\n",
             ),
         );
-        assert_eq!(all.len(), 1, "{all:?}");
-        let a = actions(&all[0]);
         assert_eq!(
             a[0]["content"],
             "function cap(t) {\n  return t;\n}\n\nmodule.exports = { cap };\n"
@@ -1037,7 +1035,7 @@ mod tests {
         let util = "pub fn slugify(t: &str) -> String {\n    t.to_lowercase()\n}\n\npub fn shout(t: &str) -> String {\n    t.to_uppercase()\n}\n";
         let lib = "pub mod post;\npub mod util;\n";
         let post = "use crate::util::{shout, slugify};\n\npub fn f() -> String {\n    slugify(&shout(\"a\")) + &crate::util::slugify(\"b\")\n}\n";
-        let all = moves_of(
+        let (m, a) = the_move(
             &[
                 ("src/util.rs", util),
                 ("src/lib.rs", lib),
@@ -1048,9 +1046,7 @@ mod tests {
                 "pub fn slugify(t: &str) -> String {\n    todo!()\n}\n",
             ),
         );
-        assert_eq!(all.len(), 1, "{all:?}");
-        assert_eq!(all[0].files, ["src/lib.rs", "src/post.rs"]);
-        let a = actions(&all[0]);
+        assert_eq!(m.files, ["src/lib.rs", "src/post.rs"]);
         assert_eq!(
             a[2]["content"],
             "pub mod post;\npub mod util;\npub mod text;\n"
