@@ -23,6 +23,9 @@ use super::rename::{declares, extension, is_word, normalise, read, same_language
 /// Files larger than this are not rewritten.
 const MAX_FILE_BYTES: usize = 512 * 1024;
 
+/// At most this many of a new module's names are looked for in the project (each is a search).
+const MAX_NAMES: usize = 12;
+
 /// Definitions moved from one module into a new one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Moved {
@@ -98,8 +101,16 @@ pub(crate) fn moved(
             .filter_map(super::fragment::defined_name)
             .collect();
         let mut best: Option<(String, Vec<String>)> = None;
-        let mut sources: BTreeSet<String> = BTreeSet::new();
+        // Each name is searched for once, the first few only (a search walks the project; the
+        // source is found by any of them, and every declared name it has moves).
+        let mut searched: Vec<&str> = Vec::new();
         for name in &declared {
+            if !searched.contains(name) && searched.len() < MAX_NAMES {
+                searched.push(name);
+            }
+        }
+        let mut sources: BTreeSet<String> = BTreeSet::new();
+        for name in &searched {
             sources.extend(
                 users(name)
                     .into_iter()
