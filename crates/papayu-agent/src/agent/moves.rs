@@ -100,7 +100,8 @@ pub(crate) fn moved(
             .filter(|l| !l.starts_with([' ', '\t']))
             .filter_map(super::fragment::defined_name)
             .collect();
-        let mut best: Option<(String, Vec<String>)> = None;
+        // The module that declares most of them, with its text (read once).
+        let mut best: Option<(String, String, Vec<String>)> = None;
         // Each name is searched for once, the first few only (a search walks the project; the
         // source is found by any of them, and every declared name it has moves).
         let mut searched: Vec<&str> = Vec::new();
@@ -127,14 +128,14 @@ pub(crate) fn moved(
                 .filter_map(|i| i.name.clone())
                 .filter(|n| declared.contains(&n.as_str()))
                 .collect();
-            if names.len() > best.as_ref().map_or(0, |(_, n)| n.len()) {
-                best = Some((from, names));
+            if names.len() > best.as_ref().map_or(0, |(_, _, n)| n.len()) {
+                best = Some((from, text, names));
             }
         }
-        let Some((from, names)) = best else {
+        let Some((from, text, names)) = best else {
             continue;
         };
-        if let Some(m) = move_names(root, language, &from, to, &names, users) {
+        if let Some(m) = move_names(root, language, (&from, &text), to, &names, users) {
             out.push(m);
         }
     }
@@ -257,19 +258,19 @@ fn uses(text: &str, name: &str) -> bool {
     tokens(text).contains(&name)
 }
 
-/// The move of `names` from `from` into the new module `to`, or `None` when it is not a clean
-/// cut (a moved definition needs something that stays, or what stays needs a moved one).
+/// The move of `names` from the module `from` (path, text) into the new module `to`, or `None`
+/// when it is not a clean cut (a moved definition needs something that stays, or what stays
+/// needs a moved one).
 fn move_names(
     root: &Utf8Path,
     lang: Lang,
-    from: &str,
+    (from, text): (&str, &str),
     to: &str,
     names: &[String],
     users: &dyn Fn(&str) -> Vec<String>,
 ) -> Option<Moved> {
-    let text = read(root, from)?;
     let lines: Vec<&str> = text.lines().collect();
-    let all = items(&text);
+    let all = items(text);
     let body = |i: &Item| lines[i.start..i.end].join("\n");
     let mut moving: Vec<bool> = all
         .iter()
@@ -393,7 +394,7 @@ fn move_names(
         }
         old_lines.push((*line).to_owned());
     }
-    let old_text = tidy(&old_lines, &text);
+    let old_text = tidy(&old_lines, text);
     let sep = if lang == Lang::Python {
         "\n\n\n"
     } else {
@@ -1054,7 +1055,7 @@ mod tests {
             ],
             (
                 "src/text.rs",
-                "pub fn slugify(t: &str) -> String {\n    todo!()\n}\n",
+                "pub fn slugify(t: &str) -> String {\n    String::new()\n}\n",
             ),
         );
         assert_eq!(m.files, ["src/lib.rs", "src/post.rs"]);
