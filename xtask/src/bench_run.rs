@@ -73,7 +73,8 @@ struct TaskResult {
 /// How one attempt of papayu's `--json` report ended (see [`TaskResult::endings`]).
 /// A part of a rejected change tried alone (D65) ends as `part_` and the same word, the change
 /// with a rename it began completed (D74) as `renamed_`, a move it began carried out (D78) as
-/// `moved_`, its new definitions added alone (D79) as `added_`.
+/// `moved_`, its new definitions added alone (D79) as `added_`, papayu's own one-token edit
+/// (D81) as `mutant_`.
 fn ending(attempt: &Value) -> String {
     let part = if attempt["part"].is_object() {
         "part_"
@@ -83,6 +84,8 @@ fn ending(attempt: &Value) -> String {
         "moved_"
     } else if attempt["added"].is_object() {
         "added_"
+    } else if attempt["mutant"].is_object() {
+        "mutant_"
     } else {
         ""
     };
@@ -284,6 +287,7 @@ pub fn run(root: &Path, tasks: &[Task], o: &RunOptions) -> Result<()> {
                     && !a["renamed"].is_object()
                     && !a["moved"].is_object()
                     && !a["added"].is_object()
+                    && !a["mutant"].is_object()
             })
             .count() as u64;
         let attempts = doc["attempts"]

@@ -220,6 +220,10 @@ pub struct TraceRecord {
     /// Edits moved to the one sent file their text fits (`from -> to`), instead of a repair.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retargeted_edits: Vec<String>,
+    /// Actions of one answer on one file read as one (D80): `path: 3 actions, repeated` (or
+    /// `rewritten`, `in_turn`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_actions: Vec<String>,
     /// Whole-file answers read as the stretch of their file they hold (`path: lines a-b, n
     /// kept`) or unwrapped from a code fence (`path: unfenced`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

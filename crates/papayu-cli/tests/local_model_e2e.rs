@@ -171,21 +171,31 @@ fn run_yes_against_the_local_model_is_safe_whatever_it_answers() {
     let sentinel_before = tree(&sentinel);
 
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_papayu"));
-    cmd.args(["-v", "run", "--yes", "--attempts", ATTEMPTS])
-        .arg("Fix add() in calc.py: it subtracts instead of adding, so test_add fails.")
-        .current_dir(&project)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", tmp.path().join("home"))
-        .env("XDG_CONFIG_HOME", tmp.path().join("config"))
-        .env("PAPAYU_LLM_API_URL", format!("http://127.0.0.1:{port}/v1"))
-        .env("PAPAYU_LLM_MODEL", "smollm2-135m")
-        .env("PAPAYU_LLM_STRICT_JSON", "1")
-        .env("PAPAYU_TRACE", "1")
-        .env("PAPAYU_TRACE_RAW", "1")
-        .env("PAPAYU_LLM_MAX_TOKENS", "512")
-        .env("PAPAYU_LLM_TIMEOUT_SEC", "120")
-        .env("RUST_LOG", "info");
+    // The model's answers are what this test is about: papayu's own one-token edits (D81),
+    // which fix this calculator after the first attempt, are off.
+    cmd.args([
+        "-v",
+        "run",
+        "--yes",
+        "--attempts",
+        ATTEMPTS,
+        "--mutants",
+        "0",
+    ])
+    .arg("Fix add() in calc.py: it subtracts instead of adding, so test_add fails.")
+    .current_dir(&project)
+    .env_clear()
+    .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+    .env("HOME", tmp.path().join("home"))
+    .env("XDG_CONFIG_HOME", tmp.path().join("config"))
+    .env("PAPAYU_LLM_API_URL", format!("http://127.0.0.1:{port}/v1"))
+    .env("PAPAYU_LLM_MODEL", "smollm2-135m")
+    .env("PAPAYU_LLM_STRICT_JSON", "1")
+    .env("PAPAYU_TRACE", "1")
+    .env("PAPAYU_TRACE_RAW", "1")
+    .env("PAPAYU_LLM_MAX_TOKENS", "512")
+    .env("PAPAYU_LLM_TIMEOUT_SEC", "120")
+    .env("RUST_LOG", "info");
     let run = run_bounded(cmd, &server);
     let code = run.status.code();
     let report = format!(

@@ -29,6 +29,8 @@ pub(super) enum CheckPlan<'j> {
         command: &'j str,
         judge: &'j (dyn Fn(&CheckReport) -> Result<(), String> + Sync),
         timeout: std::time::Duration,
+        /// One of papayu's own edits tried (D81): its trace is written only when it is kept.
+        trial: bool,
     },
 }
 
@@ -264,6 +266,31 @@ impl Agent {
                 command,
                 judge,
                 timeout: options.test_timeout,
+                trial: false,
+            },
+        )
+    }
+
+    /// [`Self::apply_verified`] for one of papayu's own edits (D81): the same transaction, with
+    /// no progress shown and no trace written unless it is kept.
+    pub(super) fn apply_trial(
+        &self,
+        preview: &ApplyPreview,
+        command: &str,
+        judge: &(dyn Fn(&CheckReport) -> Result<(), String> + Sync),
+        options: &SolveOptions,
+    ) -> Result<ApplyOutcome, AgentError> {
+        self.apply_inner(
+            preview,
+            None,
+            false,
+            &super::views::no_progress,
+            options.cancel.clone(),
+            CheckPlan::Verify {
+                command,
+                judge,
+                timeout: options.test_timeout,
+                trial: true,
             },
         )
     }
@@ -336,6 +363,7 @@ impl Agent {
                 trace_file,
             });
         }
+        let trial = matches!(checks, CheckPlan::Verify { trial: true, .. });
         let deletes = delete_paths(&plan);
         if !deletes.is_empty() && !confirmed_deletes {
             record(
@@ -360,6 +388,7 @@ impl Agent {
                 command,
                 judge,
                 timeout,
+                ..
             } => options
                 .checks(Checks::Commands(vec![command.to_owned()]))
                 .check_timeout(timeout)
@@ -423,7 +452,9 @@ impl Agent {
                 record(&mut trace, "rolled_back", None, Some(e.code()), after);
                 trace.error_code = Some(e.code());
                 trace.error = Some(e.to_string());
-                self.write_trace_if_on(&trace)?;
+                if !trial {
+                    self.write_trace_if_on(&trace)?;
+                }
                 Err(AgentError::Apply(e))
             }
         }
@@ -469,6 +500,60 @@ impl Agent {
             plan,
             trace,
             ..parent.clone()
+        })
+    }
+
+    /// papayu's own change (D81) as a plan `document` of protocol v3 (whichever protocol the
+    /// model speaks: v2 has no whole-file update of an existing file), validated and previewed
+    /// like any plan, with a trace of its own for `goal` whose `part_of` says what it is
+    /// (`what`).
+    pub(super) fn preview_own(
+        &self,
+        goal: &str,
+        document: &str,
+        what: String,
+    ) -> Result<ApplyPreview, AgentError> {
+        let version = papayu_protocol::ProtocolVersion::V3;
+        let call = self.new_call(Mode::Apply, goal, version);
+        let root = self.root.clone();
+        let exists = |p: &RelPath| fs_err::symlink_metadata(root.join(p.as_str())).is_ok();
+        let ctx = Context::new(version)
+            .with_mode(Mode::Apply)
+            .with_exists(&exists);
+        let plan = papayu_validate::check_text(document, &ctx, &self.policy)
+            .into_plan()
+            .map_err(|rejected| {
+                let violations = rejected.into_violations();
+                AgentError::Rejected {
+                    stage: Stage::of(&violations),
+                    violations,
+                }
+            })?;
+        let options = ApplyOptions::default().normalize_eol_lf(self.config.normalize_eol_lf);
+        let preview = self.patch.transaction(&plan).options(options).preview()?;
+        let mut trace = call.trace;
+        trace.event = "PAPAYU_EDIT".into();
+        trace.validated_json = serde_json::from_str(document).ok();
+        trace.part_of = Some(what.clone());
+        Ok(ApplyPreview {
+            trace_id: trace.trace_id.clone(),
+            protocol: version.number(),
+            goal: trace.goal.clone(),
+            summary: Some(what),
+            no_changes: plan.actions().is_empty(),
+            actions: action_views(&plan),
+            deletes: delete_paths(&plan),
+            preview,
+            fallback: None,
+            repaired: false,
+            memory: None,
+            commands_to_run: Vec::new(),
+            verification: Vec::new(),
+            rollback: Vec::new(),
+            trace_file: None,
+            plan,
+            trace,
+            from_saved_plan: false,
         })
     }
 

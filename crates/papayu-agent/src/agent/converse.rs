@@ -420,6 +420,33 @@ impl Agent {
                 Some(s) if s.papayu_fills && !reused => fill_in(&answer, &call.sent),
                 _ => answer,
             };
+            // Several actions on one file (a repeated action, a delete and a re-create, two
+            // pieces of one file) are the one change they mean, not a conflict to repair.
+            let text = match super::merge::merge(&self.root, &text, &call.sent) {
+                Some((merged_text, merged)) if call.mode == Mode::Apply && !reused => {
+                    for m in &merged {
+                        tracing::info!(
+                            event = "ACTIONS_MERGED",
+                            path = %m.path,
+                            actions = m.actions,
+                            how = m.how.as_str(),
+                        );
+                        progress(&Progress::Merged {
+                            path: m.path.clone(),
+                            actions: m.actions,
+                            how: m.how.as_str(),
+                        });
+                        call.trace.merged_actions.push(format!(
+                            "{}: {} actions, {}",
+                            m.path,
+                            m.actions,
+                            m.how.as_str()
+                        ));
+                    }
+                    merged_text
+                }
+                _ => text,
+            };
             // A whole-file answer that holds only the part of the file it changes replaces
             // that part, not the whole file (small models answer with the function they fixed).
             let text = match super::fragment::widen(&self.root, &text, &call.sent) {

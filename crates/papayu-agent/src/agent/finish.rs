@@ -64,6 +64,7 @@ impl Agent {
             repair_success: None,
             repair_injected_paths: Vec::new(),
             retargeted_edits: Vec::new(),
+            merged_actions: Vec::new(),
             widened_updates: Vec::new(),
             part_of: None,
             attempts: Vec::new(),

@@ -75,55 +75,90 @@ pub(crate) fn widen(
         let Ok(file) = std::str::from_utf8(&bytes) else {
             continue;
         };
-        let unfenced = unfence(file, content);
-        let content = unfenced.unwrap_or(content);
-        let unnumbered = unnumber(content);
-        let content = unnumbered.as_deref().unwrap_or(content);
-        let unflattened = unflatten(file, content);
-        let content = unflattened.as_deref().unwrap_or(content);
-        let n = file.split_inclusive('\n').count();
-        // A diff is read as it is; the other readings see the file's own lines whole again and
-        // the content at the file's depth.
-        let rejoined = rejoin(file, content);
-        let content_rejoined = rejoined.as_deref().unwrap_or(content);
-        let shifted = reindent(file, content_rejoined);
-        let moved = shifted.as_deref().unwrap_or(content_rejoined);
-        let (whole, region, as_patch, added) = if let Some(patched) = as_diff(path, file, content) {
-            (patched, 0..n, true, false)
-        } else if let Some((whole, region)) = splice(file, moved)
-            .or_else(|| block(file, moved))
-            .or_else(|| restated(file, moved))
-        {
-            (whole, region, false, false)
-        } else if let Some((whole, region)) = elided(path, file, content_rejoined) {
-            (whole, region, false, false)
-        } else if let Some((whole, region)) = super::addition::addition(path, file, moved) {
-            (whole, region, false, true)
-        } else if unfenced.is_some()
-            || unnumbered.is_some()
-            || unflattened.is_some()
-            || shifted.is_some()
-            || rejoined.is_some()
-        {
-            (moved.to_owned(), 0..n, false, false)
-        } else {
+        let Some(r) = read(path, file, content) else {
             continue;
         };
-        let (path, fenced, numbered) = (path.to_owned(), unfenced.is_some(), unnumbered.is_some());
+        let n = file.split_inclusive('\n').count();
+        let path = path.to_owned();
         slot.as_object_mut()?
-            .insert("content".into(), Value::String(whole));
+            .insert("content".into(), Value::String(r.whole));
         widened.push(Widened {
             path,
-            first: region.start + 1,
-            last: region.end,
-            kept: n - region.len(),
-            fenced,
-            numbered,
-            as_patch,
-            added,
+            first: r.region.start + 1,
+            last: r.region.end,
+            kept: n - r.region.len(),
+            fenced: r.fenced,
+            numbered: r.numbered,
+            as_patch: r.as_patch,
+            added: r.added,
         });
     }
     (!widened.is_empty()).then(|| (doc.to_string(), widened))
+}
+
+/// A whole-file answer read as what it means for its file (see [`read`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Reading {
+    /// The whole new file.
+    pub(crate) whole: String,
+    /// 0-based range of the file's lines the content replaces.
+    pub(crate) region: std::ops::Range<usize>,
+    /// A Markdown code fence was removed.
+    pub(crate) fenced: bool,
+    /// `N|` line numbers were removed.
+    pub(crate) numbered: bool,
+    /// The content was a diff, applied as a patch.
+    pub(crate) as_patch: bool,
+    /// The content was a new definition, added.
+    pub(crate) added: bool,
+}
+
+/// `content`, an UPDATE_FILE's content for `file` (the text at `path`), read with the module's
+/// readings: the whole new file it means and the lines it replaces, or `None` when it is to be
+/// taken literally (a whole file as it is).
+pub(crate) fn read(path: &str, file: &str, content: &str) -> Option<Reading> {
+    let unfenced = unfence(file, content);
+    let content = unfenced.unwrap_or(content);
+    let unnumbered = unnumber(content);
+    let content = unnumbered.as_deref().unwrap_or(content);
+    let unflattened = unflatten(file, content);
+    let content = unflattened.as_deref().unwrap_or(content);
+    let n = file.split_inclusive('\n').count();
+    // A diff is read as it is; the other readings see the file's own lines whole again and
+    // the content at the file's depth.
+    let rejoined = rejoin(file, content);
+    let content_rejoined = rejoined.as_deref().unwrap_or(content);
+    let shifted = reindent(file, content_rejoined);
+    let moved = shifted.as_deref().unwrap_or(content_rejoined);
+    let (whole, region, as_patch, added) = if let Some(patched) = as_diff(path, file, content) {
+        (patched, 0..n, true, false)
+    } else if let Some((whole, region)) = splice(file, moved)
+        .or_else(|| block(file, moved))
+        .or_else(|| restated(file, moved))
+    {
+        (whole, region, false, false)
+    } else if let Some((whole, region)) = elided(path, file, content_rejoined) {
+        (whole, region, false, false)
+    } else if let Some((whole, region)) = super::addition::addition(path, file, moved) {
+        (whole, region, false, true)
+    } else if unfenced.is_some()
+        || unnumbered.is_some()
+        || unflattened.is_some()
+        || shifted.is_some()
+        || rejoined.is_some()
+    {
+        (moved.to_owned(), 0..n, false, false)
+    } else {
+        return None;
+    };
+    Some(Reading {
+        whole,
+        region,
+        fenced: unfenced.is_some(),
+        numbered: unnumbered.is_some(),
+        as_patch,
+        added,
+    })
 }
 
 /// `content` read as the file's changed pieces with the rest elided (D70): the model wrote `...`

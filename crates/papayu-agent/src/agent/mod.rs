@@ -23,7 +23,9 @@ mod feedback;
 mod finish;
 mod fragment;
 mod hint;
+mod merge;
 mod moves;
+mod mutants;
 mod observe;
 mod parts;
 mod plan;
@@ -41,9 +43,10 @@ pub use converse::{
 pub use finish::new_trace_id;
 pub use observe::{AgentEvent, AgentObserver};
 pub use solve::{
-    AddedView, AttemptError, AttemptView, BaselineView, ConfirmFn, DEFAULT_ATTEMPTS, DEFAULT_PARTS,
-    DEFAULT_RETRY_TEMPERATURE, DEFAULT_TEST_TIMEOUT, LOCAL_DRAWS, MovedView, PartView,
-    REPEAT_REDRAWS, RenamedView, SolveOptions, SolveOutcome, SolveReport, Usage, strip_mode_prefix,
+    AddedView, AttemptError, AttemptView, BaselineView, ConfirmFn, DEFAULT_ATTEMPTS,
+    DEFAULT_MUTANTS, DEFAULT_PARTS, DEFAULT_RETRY_TEMPERATURE, DEFAULT_TEST_TIMEOUT, LOCAL_DRAWS,
+    MovedView, MutantView, PartView, REPEAT_REDRAWS, RenamedView, SolveOptions, SolveOutcome,
+    SolveReport, Usage, strip_mode_prefix,
 };
 pub use views::{
     ActionView, ApplyOutcome, ApplyPreview, ChatTurn, ContextReport, DroppedBlock, FallbackInfo,

@@ -42,6 +42,14 @@ pub const REPEAT_REDRAWS: u32 = 2;
 /// Parts of a rejected change tried alone by default (see [`SolveOptions::parts`]).
 pub const DEFAULT_PARTS: u32 = 3;
 
+/// One-token edits of the code the failing tests exercise tried by default when the model's
+/// first attempt did not verify (see [`SolveOptions::mutants`]).
+pub const DEFAULT_MUTANTS: u32 = 60;
+
+/// The least time the one-token edits of a goal may take together; a project whose tests take
+/// longer gets four of its test runs.
+const MUTANTS_TIME: Duration = Duration::from_secs(120);
+
 /// Characters of failing test output the model is shown.
 const FEEDBACK_CHARS: usize = 3_000;
 
@@ -77,6 +85,11 @@ pub struct SolveOptions {
     /// [`DEFAULT_PARTS`]; 0: none). A small model's rewrite often holds the right fix beside
     /// lines it changed by accident (D65).
     pub parts: u32,
+    /// When the model's first attempt did not verify and tests the goal is about fail, at most
+    /// this many of papayu's own one-token edits of the code those tests exercise are tried,
+    /// each as its own tested transaction, within about two minutes or four test runs of the
+    /// project (default [`DEFAULT_MUTANTS`]; 0: none; D81).
+    pub mutants: u32,
 }
 
 impl Default for SolveOptions {
@@ -90,6 +103,7 @@ impl Default for SolveOptions {
             cancel: None,
             retry_temperature: DEFAULT_RETRY_TEMPERATURE,
             parts: DEFAULT_PARTS,
+            mutants: DEFAULT_MUTANTS,
         }
     }
 }
@@ -138,6 +152,12 @@ impl SolveOptions {
     /// Try at most `n` parts of each rejected change (0: none).
     pub fn parts(mut self, n: u32) -> Self {
         self.parts = n;
+        self
+    }
+
+    /// Try at most `n` of papayu's own one-token edits (0: none; D81).
+    pub fn mutants(mut self, n: u32) -> Self {
+        self.mutants = n;
         self
     }
 
@@ -251,6 +271,25 @@ pub struct AttemptView {
     pub moved: Option<MovedView>,
     /// Set when this change is the draw's rejected change's new definitions, added alone (D79).
     pub added: Option<AddedView>,
+    /// Set when this change is papayu's own one-token edit, not the model's (D81).
+    pub mutant: Option<MutantView>,
+}
+
+/// papayu's own one-token edit of the code the failing tests exercise (D81).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MutantView {
+    /// The file.
+    pub path: String,
+    /// 1-based line.
+    pub line: usize,
+    /// The definition it is in.
+    pub name: String,
+    /// The line as it was (trimmed).
+    pub from: String,
+    /// The line as the edit has it (trimmed).
+    pub to: String,
+    /// Edits tried, this one included.
+    pub tried: usize,
 }
 
 /// Which hunks of a rejected change a part keeps.
@@ -439,6 +478,76 @@ pub struct SolveReport {
     pub reason: Option<String>,
 }
 
+/// What [`Agent::mutate`] needs of the run.
+struct Trial<'a> {
+    goal: &'a str,
+    baseline: &'a Baseline,
+    targets: &'a [String],
+    touched: &'a [(String, usize)],
+    rejected: &'a [(u32, String, Verdict, String)],
+    command: &'a str,
+    options: &'a SolveOptions,
+    baseline_ms: u64,
+    deletes_confirmed: bool,
+    /// The attempt the edits follow.
+    number: u32,
+}
+
+/// How papayu's own edits ended.
+enum Mutation {
+    /// None verified (how many were tried).
+    Tried(usize),
+    /// This one verified and is applied.
+    Verified(Box<(AttemptView, ApplyOutcome)>),
+    /// This one verified, and the user declined it.
+    Declined(Box<AttemptView>),
+}
+
+/// The attempt view of papayu's own edit `m`, the `tried`-th.
+fn mutant_view(
+    trial: &Trial<'_>,
+    piece: &ApplyPreview,
+    m: &super::mutants::Mutant,
+    tried: usize,
+    verdict: Option<Verdict>,
+) -> AttemptView {
+    AttemptView {
+        number: trial.number,
+        draw: 0,
+        trace_id: Some(piece.trace_id.clone()),
+        summary: piece.summary.clone(),
+        actions: piece.actions.clone(),
+        diff: diff_of(piece),
+        verdict,
+        error: None,
+        feedback: None,
+        sampling: None,
+        redrawn: 0,
+        part: None,
+        renamed: None,
+        moved: None,
+        added: None,
+        mutant: Some(MutantView {
+            path: m.path.clone(),
+            line: m.line,
+            name: m.name.clone(),
+            from: m.from.clone(),
+            to: m.to.clone(),
+            tried,
+        }),
+    }
+}
+
+/// The progress event of an edit that verified.
+fn mutated(m: &super::mutants::Mutant) -> Progress {
+    Progress::Mutated {
+        path: m.path.clone(),
+        line: m.line,
+        from: m.from.clone(),
+        to: m.to.clone(),
+    }
+}
+
 /// A preview's unified diffs, one after the other.
 fn diff_of(preview: &ApplyPreview) -> String {
     preview
@@ -588,10 +697,44 @@ impl Agent {
         let mut prompt_brief: Option<String> = None;
         // The changes the tests already rejected: (attempt, diff, verdict, test output digest).
         let mut rejected: Vec<(u32, String, Verdict, String)> = Vec::new();
+        // Lines the rejected changes touched, where papayu's own edits look first (D81).
+        let mut touched: Vec<(String, usize)> = Vec::new();
+        let mut mutants_tried: Option<usize> = None;
         let turns = (1..=options.attempts).flat_map(|n| (1..=draws).map(move |d| (n, d)));
         for (number, draw) in turns {
             if cancelled() {
                 return Err(AgentError::Apply(papayu_patch::ApplyError::Cancelled));
+            }
+            // The model's first attempt did not verify: papayu's own one-token edits of the code
+            // the failing tests exercise, before the model is asked again (D81).
+            if number > 1 && draw == 1 && mutants_tried.is_none() {
+                let trial = Trial {
+                    goal: &goal,
+                    baseline: &baseline,
+                    targets: &targets,
+                    touched: &touched,
+                    rejected: &rejected,
+                    command: &test.command,
+                    options,
+                    baseline_ms: run.duration_ms,
+                    deletes_confirmed,
+                    number: number - 1,
+                };
+                match self.mutate(&trial, confirm, progress)? {
+                    Mutation::Tried(n) => mutants_tried = Some(n),
+                    Mutation::Verified(kept) => {
+                        let (view, outcome) = *kept;
+                        report.attempts.push(view);
+                        report.applied = Some(outcome);
+                        report.outcome = SolveOutcome::Verified;
+                        return Ok(self.finish_report(report));
+                    }
+                    Mutation::Declined(view) => {
+                        report.attempts.push(*view);
+                        report.outcome = SolveOutcome::Declined;
+                        return Ok(self.finish_report(report));
+                    }
+                }
             }
             if draw == 1 {
                 progress(&Progress::Attempt {
@@ -644,6 +787,7 @@ impl Agent {
                         renamed: None,
                         moved: None,
                         added: None,
+                        mutant: None,
                     });
                     feedback = Some(f);
                     continue;
@@ -666,6 +810,7 @@ impl Agent {
                 renamed: None,
                 moved: None,
                 added: None,
+                mutant: None,
             };
             if preview.no_changes {
                 if baseline.exit_ok && targets.is_empty() {
@@ -809,6 +954,15 @@ impl Agent {
                     }
                     attempt.feedback = Some(f.text.clone());
                     let (sampling, tested) = (attempt.sampling, attempt.verdict.is_some());
+                    if tested {
+                        for f in &preview.preview.files {
+                            touched.extend(
+                                super::mutants::touched_lines(&f.diff)
+                                    .into_iter()
+                                    .map(|l| (f.path.clone(), l)),
+                            );
+                        }
+                    }
                     report.attempts.push(attempt);
                     feedback = Some(f);
                     // The tests rejected the change as a whole: its parts may still fix it
@@ -855,6 +1009,7 @@ impl Agent {
                             renamed: None,
                             moved: None,
                             added: None,
+                            mutant: None,
                         };
                         candidate.mark(&mut view);
                         if let Some(confirm) = confirm
@@ -907,12 +1062,189 @@ impl Agent {
                 Err(e) => return Err(e),
             }
         }
+        if mutants_tried.is_none() {
+            let trial = Trial {
+                goal: &goal,
+                baseline: &baseline,
+                targets: &targets,
+                touched: &touched,
+                rejected: &rejected,
+                command: &test.command,
+                options,
+                baseline_ms: run.duration_ms,
+                deletes_confirmed,
+                number: options.attempts,
+            };
+            match self.mutate(&trial, confirm, progress)? {
+                Mutation::Tried(n) => mutants_tried = Some(n),
+                Mutation::Verified(kept) => {
+                    let (view, outcome) = *kept;
+                    report.attempts.push(view);
+                    report.applied = Some(outcome);
+                    report.outcome = SolveOutcome::Verified;
+                    return Ok(self.finish_report(report));
+                }
+                Mutation::Declined(view) => {
+                    report.attempts.push(*view);
+                    report.outcome = SolveOutcome::Declined;
+                    return Ok(self.finish_report(report));
+                }
+            }
+        }
+        let own = match mutants_tried {
+            Some(n) if n > 0 => format!(", nor {n} one-token edit(s) of papayu's own"),
+            _ => String::new(),
+        };
         report.reason = Some(format!(
-            "no change verified in {} attempt(s) ({} change(s) drawn); the project is unchanged",
+            "no change verified in {} attempt(s) ({} change(s) drawn){own}; the project is \
+             unchanged",
             options.attempts,
             report.attempts.len()
         ));
         Ok(self.finish_report(report))
+    }
+
+    /// papayu's own one-token edits of the code the failing tests exercise (D81,
+    /// [`super::mutants`]), each tried as a transaction whose check is the tests: kept when the
+    /// tests verify it and fix at least one failing test the goal is about (after `confirm`,
+    /// when given, saw it: then it is tried, rolled back, shown and applied again). Nothing is
+    /// tried unless tests the goal is about fail. Bounded by [`SolveOptions::mutants`] and by
+    /// time: [`MUTANTS_TIME`] or four baseline test runs, whichever is longer.
+    fn mutate(
+        &self,
+        trial: &Trial<'_>,
+        confirm: Option<ConfirmFn<'_>>,
+        progress: ProgressFn<'_>,
+    ) -> Result<Mutation, AgentError> {
+        let options = trial.options;
+        if options.mutants == 0 || trial.targets.is_empty() {
+            return Ok(Mutation::Tried(0));
+        }
+        let users = self.users();
+        let is_test = |path: &str, before: &str| {
+            papayu_context::is_test_path(path)
+                || crate::verify::test_section(path, before).is_some()
+        };
+        let sites = super::mutants::sites(
+            &self.root,
+            trial.goal,
+            trial.targets,
+            trial.touched,
+            &users,
+            &is_test,
+        );
+        let mutants = super::mutants::mutants(&self.root, &sites, options.mutants as usize);
+        if mutants.is_empty() {
+            return Ok(Mutation::Tried(0));
+        }
+        let mut names: Vec<String> = Vec::new();
+        for s in &sites {
+            if !names.contains(&s.name) {
+                names.push(s.name.clone());
+            }
+        }
+        progress(&Progress::Mutants {
+            names,
+            count: mutants.len(),
+        });
+        let baseline = Duration::from_millis(trial.baseline_ms);
+        let budget = MUTANTS_TIME.max(baseline * 4);
+        let mut quick = options.clone();
+        quick.test_timeout = options
+            .test_timeout
+            .min(Duration::from_secs(30).max(baseline * 3));
+        let started = std::time::Instant::now();
+        let cancelled = || {
+            options
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(Ordering::Relaxed))
+        };
+        for (k, m) in mutants.iter().enumerate() {
+            if cancelled() {
+                return Err(AgentError::Apply(papayu_patch::ApplyError::Cancelled));
+            }
+            if started.elapsed() > budget {
+                return Ok(Mutation::Tried(k));
+            }
+            let piece = match self.preview_own(trial.goal, &m.document, m.describe()) {
+                Ok(piece) => piece,
+                Err(e) => {
+                    tracing::debug!(event = "MUTANT_REJECTED", error = %e);
+                    continue;
+                }
+            };
+            let diff = diff_of(&piece);
+            if piece.preview.summary.blocked > 0
+                || diff.is_empty()
+                || trial.rejected.iter().any(|r| r.1 == diff)
+            {
+                continue;
+            }
+            // Kept at once only when nobody is asked first.
+            let keep = confirm.is_none();
+            let verdict: Mutex<Option<Verdict>> = Mutex::new(None);
+            let judged = |check: &CheckReport| -> Result<(), String> {
+                let outcomes = parse_outcomes(&check.output);
+                let v = judge(trial.baseline, check.success, &outcomes, trial.targets);
+                let fixes = matches!(&v, Verdict::Verified { fixed } if !fixed.is_empty());
+                if let Ok(mut slot) = verdict.lock() {
+                    *slot = Some(v);
+                }
+                if fixes && keep {
+                    Ok(())
+                } else {
+                    Err("papayu's own edit: tried, not kept".to_owned())
+                }
+            };
+            let applied = self.apply_trial(&piece, trial.command, &judged, &quick);
+            let judged_as = verdict.lock().ok().and_then(|mut v| v.take());
+            let fixes =
+                matches!(&judged_as, Some(Verdict::Verified { fixed }) if !fixed.is_empty());
+            let outcome = match applied {
+                Ok(outcome) => outcome,
+                Err(AgentError::Apply(e)) if e.code() != ErrorCode::Cancelled && !fixes => continue,
+                Err(AgentError::Apply(e)) if e.code() != ErrorCode::Cancelled => {
+                    // Verified but tried only: shown, then applied for good.
+                    let view = mutant_view(trial, &piece, m, k + 1, judged_as.clone());
+                    if let Some(confirm) = confirm
+                        && !confirm(&piece)
+                    {
+                        return Ok(Mutation::Declined(Box::new(view)));
+                    }
+                    progress(&mutated(m));
+                    progress(&Progress::Testing {
+                        command: trial.command.to_owned(),
+                        baseline: false,
+                    });
+                    let real = |check: &CheckReport| -> Result<(), String> {
+                        let outcomes = parse_outcomes(&check.output);
+                        match judge(trial.baseline, check.success, &outcomes, trial.targets) {
+                            Verdict::Verified { fixed } if !fixed.is_empty() => Ok(()),
+                            Verdict::Verified { .. } => Err("it fixes no failing test".to_owned()),
+                            Verdict::NotVerified { reason, .. } => Err(reason),
+                        }
+                    };
+                    match self.apply_verified(
+                        &piece,
+                        trial.command,
+                        &real,
+                        options,
+                        trial.deletes_confirmed,
+                        progress,
+                    ) {
+                        Ok(outcome) => return Ok(Mutation::Verified(Box::new((view, outcome)))),
+                        Err(AgentError::Apply(e)) if e.code() != ErrorCode::Cancelled => continue,
+                        Err(e) => return Err(e),
+                    }
+                }
+                Err(e) => return Err(e),
+            };
+            progress(&mutated(m));
+            let view = mutant_view(trial, &piece, m, k + 1, judged_as);
+            return Ok(Mutation::Verified(Box::new((view, outcome))));
+        }
+        Ok(Mutation::Tried(mutants.len()))
     }
 
     /// No test command: one change, applied after the project's usual checks.
@@ -947,6 +1279,7 @@ impl Agent {
             renamed: None,
             moved: None,
             added: None,
+            mutant: None,
         };
         if preview.no_changes {
             report.attempts.push(attempt);
@@ -1008,14 +1341,35 @@ impl Agent {
     /// the definitions it began to move into a new module moved (D78), its new definitions
     /// added alone (D79), then at most `parts` of its parts (D65).
     fn derived(&self, preview: &ApplyPreview, parts: usize) -> Vec<Derived> {
-        // The project search, with room for every use of a name rather than the model's 50.
+        let users = self.users();
+        let mut out: Vec<Derived> = super::rename::completed(&self.root, &preview.plan, &users)
+            .into_iter()
+            .map(Derived::Renamed)
+            .collect();
+        out.extend(
+            super::moves::moved(&self.root, &preview.plan, &users)
+                .into_iter()
+                .map(Derived::Moved),
+        );
+        out.extend(super::addition::added(&self.root, &preview.plan).map(Derived::Added));
+        out.extend(
+            super::parts::parts(&self.root, &preview.plan, parts)
+                .into_iter()
+                .map(Derived::Part),
+        );
+        out
+    }
+
+    /// The files a change may write whose text holds a name (the project search, with room for
+    /// every use of a name rather than the model's 50).
+    fn users(&self) -> impl Fn(&str) -> Vec<String> + '_ {
         let project = self.engine.project();
         let config = papayu_context::ContextConfig {
             max_search_hits: RENAME_SEARCH_HITS,
             ..project.config().clone()
         };
         let wide = papayu_context::Project::open(project.root(), config).ok();
-        let users = |name: &str| -> Vec<String> {
+        move |name: &str| -> Vec<String> {
             let mut paths: Vec<String> = wide
                 .as_ref()
                 .and_then(|p| {
@@ -1034,23 +1388,7 @@ impl Agent {
                 })
             });
             paths
-        };
-        let mut out: Vec<Derived> = super::rename::completed(&self.root, &preview.plan, &users)
-            .into_iter()
-            .map(Derived::Renamed)
-            .collect();
-        out.extend(
-            super::moves::moved(&self.root, &preview.plan, &users)
-                .into_iter()
-                .map(Derived::Moved),
-        );
-        out.extend(super::addition::added(&self.root, &preview.plan).map(Derived::Added));
-        out.extend(
-            super::parts::parts(&self.root, &preview.plan, parts)
-                .into_iter()
-                .map(Derived::Part),
-        );
-        out
+        }
     }
 
     fn finish_report(&self, mut report: SolveReport) -> SolveReport {

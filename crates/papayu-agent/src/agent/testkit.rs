@@ -1,5 +1,5 @@
-//! Test set-up shared by the rooms that read a rejected change against the project (renames,
-//! moves): a project on disk, a validated plan, and what the project search answers.
+//! Test set-up shared by the rooms that read a change against the project (renames, moves,
+//! merged actions): a project on disk, a validated plan, and what the project search answers.
 
 use camino::Utf8Path;
 use papayu_validate::ValidatedPlan;

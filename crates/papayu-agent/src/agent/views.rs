@@ -163,6 +163,38 @@ pub enum Progress {
         /// The file the edit was moved to.
         to: String,
     },
+    /// The model's first attempt did not verify: papayu tries `count` one-token edits of its
+    /// own in `names`, the definitions the failing tests exercise (D81), each tested and rolled
+    /// back unless it verifies.
+    Mutants {
+        /// The definitions edited, in the order tried.
+        names: Vec<String>,
+        /// Edits to try at most.
+        count: usize,
+    },
+    /// One of papayu's own edits made the failing tests pass (D81).
+    Mutated {
+        /// The file.
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// The line as it was (trimmed).
+        from: String,
+        /// The line as the edit has it (trimmed).
+        to: String,
+    },
+    /// Several actions of one answer named one file and were read as one (D80): the same
+    /// action repeated (`how` `repeated`), the file deleted and written again (`rewritten`), or
+    /// several whole-file writes read in turn into one update (`in_turn`); no repair round was
+    /// needed.
+    Merged {
+        /// The file.
+        path: String,
+        /// How many actions named it.
+        actions: usize,
+        /// `repeated`, `rewritten` or `in_turn`.
+        how: &'static str,
+    },
     /// A whole-file answer (UPDATE_FILE) held one stretch of a sent file, edited: it replaces
     /// lines `first..=last` and the rest of the file is kept (`kept` lines; 0 when the content
     /// is the whole file and only a Markdown code fence or copied line numbers were removed, a

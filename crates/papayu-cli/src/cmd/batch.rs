@@ -46,6 +46,9 @@ pub struct Args {
     /// Smaller sets of a rejected change's hunks tried at most (default: as `papayu run`).
     #[arg(long, value_name = "N", default_value_t = papayu_agent::DEFAULT_PARTS)]
     pub parts: u32,
+    /// papayu's own one-token edits tried at most (default: as `papayu run`).
+    #[arg(long, value_name = "N", default_value_t = papayu_agent::DEFAULT_MUTANTS)]
+    pub mutants: u32,
 }
 
 fn outcome_name(outcome: SolveOutcome) -> &'static str {
@@ -80,6 +83,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         .attempts(args.attempts)
         .retry_temperature(args.retry_temperature)
         .parts(args.parts)
+        .mutants(args.mutants)
         .confirmed_deletes(true)
         .test_timeout(Duration::from_secs(300));
     if let Some(t) = &args.test {

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 use papayu_agent::{
-    ApplyOutcome, ApplyPreview, DEFAULT_ATTEMPTS, DEFAULT_PARTS, DEFAULT_RETRY_TEMPERATURE,
-    SolveOptions, SolveOutcome, SolveReport, TestCommandSource, Verdict,
+    ApplyOutcome, ApplyPreview, DEFAULT_ATTEMPTS, DEFAULT_MUTANTS, DEFAULT_PARTS,
+    DEFAULT_RETRY_TEMPERATURE, SolveOptions, SolveOutcome, SolveReport, TestCommandSource, Verdict,
 };
 use papayu_protocol::ErrorCode;
 
@@ -45,6 +45,12 @@ pub struct Args {
     /// holds the fix beside lines it changed by accident.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_PARTS)]
     pub parts: u32,
+    /// When the model's first attempt did not verify and the goal's tests fail, try at most
+    /// this many of papayu's own one-token edits of the code those tests exercise (a comparison
+    /// turned, `+` for `-`, one field for another, a number off by one), each tested on its own
+    /// and kept only if it verifies (0: none).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MUTANTS)]
+    pub mutants: u32,
     /// Timeout of each test run, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub test_timeout: u64,
@@ -81,6 +87,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         .attempts(args.attempts)
         .retry_temperature(args.retry_temperature)
         .parts(args.parts)
+        .mutants(args.mutants)
         .confirmed_deletes(args.yes)
         .test_timeout(Duration::from_secs(args.test_timeout.max(1)));
     if let Some(t) = &args.test {
@@ -350,6 +357,16 @@ fn derived_label(a: &papayu_agent::AttemptView) -> Option<String> {
                 keeping = hunk_list(&p.keeping)
             )
         });
+    }
+    if let Some(m) = &a.mutant {
+        return Some(crate::tr!(
+            "run-mutant",
+            path = m.path.clone(),
+            line = m.line,
+            from = m.from.clone(),
+            to = m.to.clone(),
+            tried = m.tried
+        ));
     }
     if let Some(d) = &a.added {
         return Some(crate::tr!(

@@ -11,11 +11,18 @@ fn ids(name: &str, source: &str) -> BTreeSet<String> {
         panic!("{name} does not parse: {errors:?}");
     }
     let lang = if name == "ru.ftl" { Lang::Ru } else { Lang::En };
-    let ids: BTreeSet<String> = source
+    let all: Vec<String> = source
         .lines()
         .filter(|l| l.starts_with(|c: char| c.is_ascii_alphabetic()))
         .filter_map(|l| l.split_once(" =").map(|(id, _)| id.trim().to_owned()))
         .collect();
+    let ids: BTreeSet<String> = all.iter().cloned().collect();
+    // A second message under one id is dropped by the bundle: the code would show the first.
+    let twice: Vec<&String> = ids
+        .iter()
+        .filter(|id| all.iter().filter(|a| a == id).count() > 1)
+        .collect();
+    assert!(twice.is_empty(), "{name}: ids defined twice: {twice:?}");
     for id in &ids {
         assert!(
             bundle(lang)

@@ -208,6 +208,21 @@ fn stage(p: &Progress) -> Option<String> {
                 .join(", ")
         ),
         Progress::Retargeted { from, to } => tr!("stage-retargeted", from = from, to = to),
+        Progress::Merged {
+            path,
+            actions,
+            how: "repeated",
+        } => tr!("stage-merged-repeated", path = path, count = *actions),
+        Progress::Merged {
+            path,
+            how: "rewritten",
+            ..
+        } => {
+            tr!("stage-merged-rewritten", path = path)
+        }
+        Progress::Merged { path, actions, .. } => {
+            tr!("stage-merged-in-turn", path = path, count = *actions)
+        }
         Progress::Widened {
             path,
             added: true,
@@ -280,8 +295,23 @@ fn stage(p: &Progress) -> Option<String> {
                 tr!("stage-renamed", names = names, files = files)
             }
         }
+        Progress::Mutants { names, count } => {
+            tr!("stage-mutants", names = names.join(", "), count = *count)
+        }
+        Progress::Mutated {
+            path,
+            line,
+            from,
+            to,
+        } => tr!(
+            "stage-mutated",
+            path = path.clone(),
+            line = *line,
+            from = from.clone(),
+            to = to.clone()
+        ),
         Progress::Added { names, files } => tr!(
-            "stage-added",
+            "stage-added-alone",
             names = names.join(", "),
             files = files.join(", ")
         ),

@@ -370,3 +370,70 @@ fn run_with_commit_commits_the_applied_transaction() {
         "README.md"
     );
 }
+
+/// A calculator whose add() subtracts, with the unittest that says so.
+fn calc_project() -> Project {
+    Project::new(&[
+        ("calc.py", "def add(a, b):\n    return a - b\n"),
+        (
+            "test_calc.py",
+            "import unittest\n\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+        ),
+    ])
+}
+
+#[test]
+fn run_tries_papayus_own_one_token_edits_after_the_models_attempt_and_says_so() {
+    // The model finds nothing to change; the tests still fail.
+    let nothing = json!({"actions": [], "summary": "looks right to me"});
+    let project = calc_project();
+    let model = Model::start(&[
+        nothing.clone(),
+        nothing.clone(),
+        nothing.clone(),
+        nothing.clone(),
+    ]);
+    let run = project.papayu(
+        &model,
+        &[],
+        &[
+            "run",
+            "--yes",
+            "--attempts",
+            "2",
+            "fix: add() in calc.py subtracts",
+        ],
+    );
+    run.expect_code(0);
+    assert!(
+        run.stdout
+            .contains("papayu's own edit of `calc.py` line 2 (`return a - b` → `return a + b`)"),
+        "{run:#?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.root().join("calc.py")).unwrap(),
+        "def add(a, b):\n    return a + b\n",
+        "{run:#?}"
+    );
+    // Off: the model's answers are all there is, and the project is as it was.
+    let project = calc_project();
+    let before = project.tree();
+    let model = Model::start(&[nothing.clone(), nothing.clone(), nothing.clone(), nothing]);
+    let run = project.papayu(
+        &model,
+        &[],
+        &[
+            "--json",
+            "run",
+            "--yes",
+            "--attempts",
+            "2",
+            "--mutants",
+            "0",
+            "fix: add() in calc.py subtracts",
+        ],
+    );
+    assert_ne!(run.code, Some(0), "{run:#?}");
+    assert_eq!(run.json()["outcome"], json!("not_solved"), "{run:#?}");
+    assert_tree(&project, &before, &run);
+}

@@ -94,6 +94,9 @@ impl AgentSlot {
         if let Some(n) = args.attempts {
             options = options.attempts(n.clamp(1, 10));
         }
+        if let Some(n) = args.mutants {
+            options = options.mutants(n.min(500));
+        }
         if let Some(secs) = args.test_timeout_secs {
             options = options.test_timeout(Duration::from_secs(secs.clamp(1, 3600)));
         }

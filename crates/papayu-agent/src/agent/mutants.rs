@@ -1,0 +1,1133 @@
+//! papayu's own small edits of the code the failing tests exercise (D81). A small model often
+//! finds the function a bug is in and then copies it unchanged, or rewrites the wrong line; the
+//! commonest bugs of that kind are one token wrong — a comparison the wrong way round, `+` for
+//! `-`, one variable or field for another, a number off by one. When the model's first attempt
+//! did not verify, papayu tries such one-token edits ("mutants") of the definitions the goal
+//! names, that the model's rejected changes touched, and that the failing tests call (then what
+//! those call), each tested as its own transaction, and keeps one only when the project's tests
+//! verify it, like any change. This room finds the definitions and writes the mutants; it reads
+//! the project's files and writes nothing.
+//!
+//! One token of one body line (strings and comments aside) changes: a comparison into its
+//! neighbours (`<` into `<=` and `>`, `==` into `!=`, …), `+=`/`-=` and `*=`/`/=` swapped, the
+//! target of a compound assignment or an operand of a comparison or of arithmetic replaced by
+//! another name of its kind (a field `self.a`/`this.a` by another field the file uses, a plain
+//! name by another the definition uses), `+`/`-` and `*`/`/` swapped, `and`/`or`, `&&`/`||`,
+//! `min`/`max`, and an integer one up or down — in that order across all definitions, the
+//! definitions in the order above.
+
+use std::collections::BTreeSet;
+
+use camino::Utf8Path;
+use serde_json::json;
+
+use super::rename::{declares, is_word, read};
+
+/// Names of a different kind than a variable: keywords of the languages read.
+const KEYWORDS: &[&str] = &[
+    "and",
+    "as",
+    "assert",
+    "async",
+    "await",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "crate",
+    "def",
+    "default",
+    "del",
+    "delete",
+    "do",
+    "elif",
+    "else",
+    "enum",
+    "except",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "fn",
+    "for",
+    "from",
+    "function",
+    "global",
+    "if",
+    "impl",
+    "import",
+    "in",
+    "instanceof",
+    "is",
+    "lambda",
+    "let",
+    "loop",
+    "match",
+    "mod",
+    "move",
+    "mut",
+    "new",
+    "None",
+    "nonlocal",
+    "not",
+    "null",
+    "of",
+    "or",
+    "pass",
+    "pub",
+    "raise",
+    "ref",
+    "return",
+    "self",
+    "Self",
+    "static",
+    "struct",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "trait",
+    "true",
+    "True",
+    "False",
+    "try",
+    "type",
+    "typeof",
+    "undefined",
+    "unsafe",
+    "use",
+    "var",
+    "void",
+    "where",
+    "while",
+    "with",
+    "yield",
+];
+
+/// Calls in a test that are the test framework's, not the project's.
+const FRAMEWORK: &[&str] = &[
+    "assert",
+    "assertEqual",
+    "assertEquals",
+    "assertTrue",
+    "assertFalse",
+    "assertRaises",
+    "assertIn",
+    "assertIsNone",
+    "assertAlmostEqual",
+    "assert_eq",
+    "assert_ne",
+    "deepEqual",
+    "deepStrictEqual",
+    "strictEqual",
+    "equal",
+    "ok",
+    "throws",
+    "expect",
+    "toBe",
+    "toEqual",
+    "test",
+    "it",
+    "describe",
+    "unwrap",
+    "expect_err",
+    "unwrap_err",
+    "to_owned",
+    "to_string",
+    "into",
+    "clone",
+    "len",
+    "push",
+    "map",
+    "collect",
+    "iter",
+    "print",
+    "println",
+    "format",
+    "vec",
+    "Some",
+    "Ok",
+    "Err",
+    "list",
+    "dict",
+    "set",
+    "str",
+    "int",
+    "range",
+    "require",
+];
+
+/// At most this many other names replace one operand.
+const MAX_SWAPS: usize = 6;
+/// At most this many definitions are read for mutants.
+const MAX_SITES: usize = 16;
+
+/// A definition whose body is mutated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Site {
+    /// Its file.
+    pub(crate) path: String,
+    /// Its name.
+    pub(crate) name: String,
+    /// 0-based line of its signature.
+    start: usize,
+    /// 0-based end (exclusive) of its block.
+    end: usize,
+}
+
+/// One one-token edit of a definition's body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Mutant {
+    /// The file.
+    pub(crate) path: String,
+    /// The definition.
+    pub(crate) name: String,
+    /// 1-based line.
+    pub(crate) line: usize,
+    /// The line as it is (trimmed).
+    pub(crate) from: String,
+    /// The line as the mutant has it (trimmed).
+    pub(crate) to: String,
+    /// The plan: one UPDATE_FILE of the file.
+    pub(crate) document: String,
+}
+
+impl Mutant {
+    /// Words for the trace: `roman.py:31 (from_roman): `a > b` → `a < b``.
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "papayu's own edit of {}:{} ({}): `{}` -> `{}`",
+            self.path, self.line, self.name, self.from, self.to
+        )
+    }
+}
+
+/// The language family of a source file: how its comments and strings are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lang {
+    Python,
+    Rust,
+    /// JavaScript, TypeScript, Go: `//` comments, backtick strings.
+    Curly,
+}
+
+fn lang(path: &str) -> Option<Lang> {
+    let ext = path.rsplit_once('.').map(|(_, e)| e)?;
+    match ext {
+        "py" => Some(Lang::Python),
+        "rs" => Some(Lang::Rust),
+        "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx" | "go" => Some(Lang::Curly),
+        _ => None,
+    }
+}
+
+/// The definitions to mutate, in order: those `goal` names as code (a name followed by `(`,
+/// holding `_`, in camelCase or in backticks), the ones enclosing the `touched` lines (path,
+/// 1-based line) of changes the tests rejected, those the failing `tests` call, then what all of
+/// those call; only in code files that are not tests (`is_test` says which are), at most
+/// [`MAX_SITES`]. `users(name)` lists the project's files whose text holds `name`.
+pub(crate) fn sites(
+    root: &Utf8Path,
+    goal: &str,
+    tests: &[String],
+    touched: &[(String, usize)],
+    users: &dyn Fn(&str) -> Vec<String>,
+    is_test: &dyn Fn(&str, &str) -> bool,
+) -> Vec<Site> {
+    let mut out: Vec<Site> = Vec::new();
+    let push = |out: &mut Vec<Site>, s: Site| {
+        if !out.iter().any(|o| o.path == s.path && o.start == s.start) {
+            out.push(s);
+        }
+    };
+    let defs = |name: &str| -> Vec<Site> {
+        let mut found = Vec::new();
+        for path in users(name) {
+            if lang(&path).is_none() {
+                continue;
+            }
+            let Some(text) = read(root, &path) else {
+                continue;
+            };
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, l) in lines.iter().enumerate() {
+                if declares(l, name)
+                    && !is_test(&path, &text[..offset_of(&text, i)])
+                    && let Some(end) = block_end(&lines, i)
+                {
+                    found.push(Site {
+                        path: path.clone(),
+                        name: name.to_owned(),
+                        start: i,
+                        end,
+                    });
+                }
+            }
+        }
+        found
+    };
+    for name in code_names(goal) {
+        for s in defs(&name) {
+            push(&mut out, s);
+        }
+    }
+    for (path, line) in touched {
+        if let Some(s) = enclosing(root, path, *line, is_test) {
+            push(&mut out, s);
+        }
+    }
+    for test in tests {
+        for body in test_bodies(root, test, users, is_test) {
+            for callee in callees(&body) {
+                for s in defs(&callee) {
+                    push(&mut out, s);
+                }
+            }
+        }
+    }
+    let first = out.len();
+    for k in 0..first {
+        let s = out[k].clone();
+        let Some(text) = read(root, &s.path) else {
+            continue;
+        };
+        let body: String = text
+            .lines()
+            .skip(s.start + 1)
+            .take(s.end - s.start - 1)
+            .collect::<Vec<_>>()
+            .join("\n");
+        for callee in callees(&body) {
+            for d in defs(&callee) {
+                push(&mut out, d);
+            }
+        }
+    }
+    out.truncate(MAX_SITES);
+    out
+}
+
+/// The byte offset of 0-based line `line` in `text`.
+fn offset_of(text: &str, line: usize) -> usize {
+    text.split_inclusive('\n').take(line).map(str::len).sum()
+}
+
+/// The end (exclusive) of the block opened at `lines[at]`: its braces balanced again (code
+/// only; a `;` before the first `{` makes it a statement, not a block), or the last line
+/// indented deeper than it for a Python block.
+fn block_end(lines: &[&str], at: usize) -> Option<usize> {
+    let curly = !lines[at].trim_end().ends_with(':');
+    if curly {
+        let mut depth: i64 = 0;
+        let mut opened = false;
+        for (k, l) in lines.iter().enumerate().skip(at) {
+            for ch in code_of(l, Lang::Curly).chars() {
+                match ch {
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => depth -= 1,
+                    ';' if !opened => return None,
+                    _ => {}
+                }
+            }
+            if opened && depth <= 0 {
+                return (k > at).then_some(k + 1);
+            }
+            if k > at + 400 {
+                return None;
+            }
+        }
+        return None;
+    }
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let base = indent(lines[at]);
+    let mut end = at + 1;
+    for (k, l) in lines.iter().enumerate().skip(at + 1) {
+        if l.trim().is_empty() {
+            continue;
+        }
+        if indent(l) <= base {
+            break;
+        }
+        end = k + 1;
+    }
+    (end > at + 1).then_some(end)
+}
+
+/// Names `goal` writes as code: followed by `(`, holding `_`, in camelCase, in backticks, or
+/// either side of `::`.
+fn code_names(goal: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let chars: Vec<(usize, char)> = goal.char_indices().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let (start, ch) = chars[i];
+        if !(ch.is_alphabetic() || ch == '_') {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < chars.len() && is_word(chars[j].1) {
+            j += 1;
+        }
+        let end = chars.get(j).map_or(goal.len(), |c| c.0);
+        let word = &goal[start..end];
+        let before = goal[..start].chars().next_back();
+        let after = goal[end..].chars().next();
+        let camel = word
+            .chars()
+            .zip(word.chars().skip(1))
+            .any(|(a, b)| a.is_lowercase() && b.is_uppercase());
+        let code = after == Some('(')
+            || word.contains('_')
+            || camel
+            || before == Some('`')
+            || goal[..start].ends_with("::")
+            || goal[end..].starts_with("::");
+        if code && word.chars().count() >= 2 && !out.iter().any(|o| o == word) {
+            out.push(word.to_owned());
+        }
+        i = j;
+    }
+    out
+}
+
+/// The definition enclosing 1-based `line` of `path`, when it is code and not test code.
+fn enclosing(
+    root: &Utf8Path,
+    path: &str,
+    line: usize,
+    is_test: &dyn Fn(&str, &str) -> bool,
+) -> Option<Site> {
+    lang(path)?;
+    let text = read(root, path)?;
+    let lines: Vec<&str> = text.lines().collect();
+    let at = line.checked_sub(1)?.min(lines.len().checked_sub(1)?);
+    for i in (0..=at).rev() {
+        let Some(name) = super::fragment::defined_name(lines[i]) else {
+            continue;
+        };
+        if !declares(lines[i], name) {
+            continue;
+        }
+        if let Some(end) = block_end(&lines, i)
+            && end > at
+            && !is_test(path, &text[..offset_of(&text, i)])
+        {
+            return Some(Site {
+                path: path.to_owned(),
+                name: name.to_owned(),
+                start: i,
+                end,
+            });
+        }
+    }
+    None
+}
+
+/// The bodies of the test named `test` (a runner's id: `test_x (mod.Class.test_x)`,
+/// `tests::x`, `suite > title`), found in test code: a definition of its last name, or a
+/// block opened on a line that quotes its title.
+fn test_bodies(
+    root: &Utf8Path,
+    test: &str,
+    users: &dyn Fn(&str) -> Vec<String>,
+    is_test: &dyn Fn(&str, &str) -> bool,
+) -> Vec<String> {
+    let title = test.rsplit(" > ").next().unwrap_or(test).trim();
+    let name = test
+        .split(|c: char| !is_word(c))
+        .rfind(|w| !w.is_empty() && w.chars().next().is_some_and(|c| !c.is_ascii_digit()))
+        .unwrap_or_default();
+    let look = |needle: &str, quoted: bool| {
+        let mut out = Vec::new();
+        for path in users(needle) {
+            let Some(text) = read(root, &path) else {
+                continue;
+            };
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, l) in lines.iter().enumerate() {
+                let here = if quoted {
+                    ['"', '\'', '`']
+                        .iter()
+                        .any(|q| l.contains(&format!("{q}{needle}{q}")))
+                } else {
+                    declares(l, needle)
+                };
+                if here
+                    && is_test(&path, &text[..offset_of(&text, i)])
+                    && let Some(end) = block_end(&lines, i)
+                {
+                    out.push(lines[i + 1..end].join("\n"));
+                }
+            }
+        }
+        out
+    };
+    let mut out = if title.contains(' ') {
+        look(title, true)
+    } else {
+        Vec::new()
+    };
+    if !name.is_empty() && out.is_empty() {
+        out = look(name, false);
+    }
+    out
+}
+
+/// The names `body` calls (`name(`, `.name(`), framework calls and keywords aside, in order.
+fn callees(body: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in body.lines() {
+        let toks = lex(line, Lang::Curly);
+        for (k, t) in toks.iter().enumerate() {
+            if t.kind == Kind::Name
+                && toks.get(k + 1).is_some_and(|n| n.text == "(")
+                && !KEYWORDS.contains(&t.text)
+                && !FRAMEWORK.contains(&t.text)
+                && !t.text.starts_with("assert")
+                && !out.iter().any(|o| o == t.text)
+            {
+                out.push(t.text.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// What a token is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Name,
+    Number,
+    Op,
+    /// A string or char literal.
+    Literal,
+}
+
+/// One token of a line: where it is and what.
+#[derive(Debug, Clone, Copy)]
+struct Tok<'a> {
+    at: usize,
+    text: &'a str,
+    kind: Kind,
+    /// Whitespace right before and right after it.
+    spaced: (bool, bool),
+}
+
+/// Operators, longest first.
+const OPS: &[&str] = &[
+    "===", "!==", "**=", "//=", "<<=", ">>=", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=",
+    "&&", "||", "->", "=>", "::", "<<", ">>", "**", "//",
+];
+
+/// The line's tokens up to its comment, whitespace left out; strings are one token.
+fn lex(line: &str, lang: Lang) -> Vec<Tok<'_>> {
+    let b = line.as_bytes();
+    let mut out: Vec<Tok<'_>> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let kind;
+        if lang == Lang::Python && c == b'#' || lang != Lang::Python && line[i..].starts_with("//")
+        {
+            break;
+        }
+        if c == b'"' || c == b'`' || c == b'\'' {
+            // A Rust lifetime (`'a`) is no string: a char literal closes within a few bytes.
+            if c == b'\'' && lang == Lang::Rust {
+                let close = line[i + 1..]
+                    .char_indices()
+                    .take(3)
+                    .find(|(k, ch)| *ch == '\'' && *k > 0)
+                    .map(|(k, _)| i + 1 + k);
+                let escaped = b.get(i + 1) == Some(&b'\\');
+                if close.is_none() && !escaped {
+                    i += 1;
+                    while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                        i += 1;
+                    }
+                    out.push(tok(line, start, i, Kind::Name));
+                    continue;
+                }
+            }
+            i += 1;
+            while i < b.len() && b[i] != c {
+                if b[i] == b'\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i = (i + 1).min(b.len());
+            kind = Kind::Literal;
+        } else if c.is_ascii_digit() {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
+                // `1..n` is a range, not a float.
+                if b[i] == b'.' && b.get(i + 1).is_some_and(|n| !n.is_ascii_digit()) {
+                    break;
+                }
+                i += 1;
+            }
+            kind = Kind::Number;
+        } else if c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c >= 0x80 {
+            while i < b.len()
+                && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$' || b[i] >= 0x80)
+            {
+                i += 1;
+            }
+            kind = Kind::Name;
+        } else {
+            let len = OPS
+                .iter()
+                .find(|op| line[i..].starts_with(**op))
+                .map_or(1, |op| op.len());
+            i += len;
+            kind = Kind::Op;
+        }
+        out.push(tok(line, start, i, kind));
+    }
+    out
+}
+
+fn tok(line: &str, start: usize, end: usize, kind: Kind) -> Tok<'_> {
+    let b = line.as_bytes();
+    let before = start == 0 || b[start - 1].is_ascii_whitespace();
+    let after = end >= b.len() || b[end].is_ascii_whitespace();
+    Tok {
+        at: start,
+        text: &line[start..end],
+        kind,
+        spaced: (before, after),
+    }
+}
+
+/// The line's code: strings blanked, its comment cut off.
+fn code_of(line: &str, lang: Lang) -> String {
+    let mut out = String::new();
+    for t in lex(line, lang) {
+        if t.kind != Kind::Literal {
+            out.push_str(t.text);
+        }
+        out.push(' ');
+    }
+    out
+}
+
+/// What a comparison may be turned into.
+fn comparisons(op: &str) -> &'static [&'static str] {
+    match op {
+        "<" => &["<=", ">"],
+        "<=" => &["<", ">="],
+        ">" => &[">=", "<"],
+        ">=" => &[">", "<="],
+        "==" => &["!="],
+        "!=" => &["=="],
+        "===" => &["!=="],
+        "!==" => &["==="],
+        _ => &[],
+    }
+}
+
+/// The mutants of `sites`, in the order of the module docs, without repeats, at most `limit`.
+pub(crate) fn mutants(root: &Utf8Path, sites: &[Site], limit: usize) -> Vec<Mutant> {
+    // (class, site, line, replacement); classes: 0 comparisons, 1 compound assignments and
+    // their targets, 2 operands, 3 arithmetic, 4 logic and min/max, 5 numbers.
+    let mut edits: Vec<(u8, usize, usize, usize, usize, String)> = Vec::new();
+    let mut texts: Vec<Option<String>> = Vec::new();
+    for (si, s) in sites.iter().enumerate() {
+        let text = read(root, &s.path);
+        let Some(l) = lang(&s.path) else {
+            texts.push(None);
+            continue;
+        };
+        let Some(text) = text else {
+            texts.push(None);
+            continue;
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        let fields = fields_of(&text, l);
+        let body = &lines[(s.start + 1).min(lines.len())..s.end.min(lines.len())];
+        let locals = locals_of(body, l);
+        let mut in_doc = false;
+        for (k, line) in body.iter().enumerate() {
+            let n = s.start + 1 + k;
+            let t = line.trim_start();
+            if l == Lang::Python {
+                let quotes = line.matches("\"\"\"").count() + line.matches("'''").count();
+                if in_doc || quotes > 0 {
+                    if quotes % 2 == 1 {
+                        in_doc = !in_doc;
+                    }
+                    continue;
+                }
+            }
+            if t.starts_with("#[") || t.starts_with('@') || t.starts_with("//") {
+                continue;
+            }
+            let toks = lex(line, l);
+            for (ti, tk) in toks.iter().enumerate() {
+                let mut add = |class: u8, at: usize, len: usize, to: String| {
+                    edits.push((class, si, n, at, len, to));
+                };
+                match tk.kind {
+                    Kind::Op => {
+                        let binary = tk.spaced == (true, true);
+                        if binary {
+                            for to in comparisons(tk.text) {
+                                add(0, tk.at, tk.text.len(), (*to).to_owned());
+                            }
+                        }
+                        let swap = match tk.text {
+                            "+=" => Some((1, "-=")),
+                            "-=" => Some((1, "+=")),
+                            "*=" => Some((1, "/=")),
+                            "/=" => Some((1, "*=")),
+                            "+" if binary => Some((3, "-")),
+                            "-" if binary => Some((3, "+")),
+                            "*" if binary => Some((3, "/")),
+                            "/" if binary => Some((3, "*")),
+                            "&&" => Some((4, "||")),
+                            "||" => Some((4, "&&")),
+                            _ => None,
+                        };
+                        if let Some((class, to)) = swap {
+                            add(class, tk.at, tk.text.len(), to.to_owned());
+                        }
+                        let compound = matches!(tk.text, "+=" | "-=" | "*=" | "/=");
+                        let operator = binary
+                            && (!comparisons(tk.text).is_empty()
+                                || matches!(tk.text, "+" | "-" | "*" | "/"))
+                            || compound;
+                        if operator {
+                            let class = if compound { 1 } else { 2 };
+                            // The operand on the left, then the one on the right.
+                            for o in [left_operand(&toks, ti), right_operand(&toks, ti)]
+                                .into_iter()
+                                .flatten()
+                            {
+                                let name = toks[o].text;
+                                let member = o >= 2
+                                    && toks[o - 1].text == "."
+                                    && matches!(toks[o - 2].text, "self" | "this");
+                                let pool: &[String] = if member { &fields } else { &locals };
+                                for other in pool.iter().filter(|p| *p != name).take(MAX_SWAPS) {
+                                    add(class, toks[o].at, name.len(), other.clone());
+                                }
+                                // Only a compound assignment's target (left of it) swaps.
+                                if compound {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    Kind::Name => match tk.text {
+                        "and" if l == Lang::Python => add(4, tk.at, 3, "or".into()),
+                        "or" if l == Lang::Python => add(4, tk.at, 2, "and".into()),
+                        "min" | "max" if toks.get(ti + 1).is_some_and(|n| n.text == "(") => {
+                            let to = if tk.text == "min" { "max" } else { "min" };
+                            add(4, tk.at, 3, to.into());
+                        }
+                        _ => {}
+                    },
+                    Kind::Number => {
+                        if let Ok(v) = tk.text.parse::<u64>() {
+                            add(5, tk.at, tk.text.len(), (v + 1).to_string());
+                            if v > 0 {
+                                add(5, tk.at, tk.text.len(), (v - 1).to_string());
+                            }
+                        }
+                    }
+                    Kind::Literal => {}
+                }
+            }
+        }
+        texts.push(Some(text));
+    }
+    edits.sort_by_key(|e| (e.0, e.1, e.2));
+    let mut out: Vec<Mutant> = Vec::new();
+    let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
+    for (_, si, n, at, len, to) in edits {
+        if out.len() >= limit {
+            break;
+        }
+        let (Some(site), Some(Some(text))) = (sites.get(si), texts.get(si)) else {
+            continue;
+        };
+        let Some(line) = text.lines().nth(n) else {
+            continue;
+        };
+        let mutated = format!("{}{}{}", &line[..at], to, &line[at + len..]);
+        if mutated == line || !seen.insert((site.path.clone(), format!("{n}:{mutated}"))) {
+            continue;
+        }
+        let mut new_text = String::with_capacity(text.len() + 8);
+        for (k, l) in text.split_inclusive('\n').enumerate() {
+            if k == n {
+                new_text.push_str(&mutated);
+                new_text.push_str(&l[line.len()..]);
+            } else {
+                new_text.push_str(l);
+            }
+        }
+        out.push(Mutant {
+            path: site.path.clone(),
+            name: site.name.clone(),
+            line: n + 1,
+            from: line.trim().to_owned(),
+            to: mutated.trim().to_owned(),
+            document: json!({
+                "actions": [{"kind": "UPDATE_FILE", "path": site.path, "content": new_text}],
+                "summary": format!("{}:{}: {}", site.path, n + 1, mutated.trim()),
+            })
+            .to_string(),
+        });
+    }
+    out
+}
+
+/// The token index of the operand left of the operator at `op`: a name (or `self.name`), not
+/// a call.
+fn left_operand(toks: &[Tok<'_>], op: usize) -> Option<usize> {
+    let o = op.checked_sub(1)?;
+    (toks[o].kind == Kind::Name && !KEYWORDS.contains(&toks[o].text)).then_some(o)
+}
+
+/// The token index of the operand right of the operator at `op`: a name or `self.name` /
+/// `this.name`, not a call or an index.
+fn right_operand(toks: &[Tok<'_>], op: usize) -> Option<usize> {
+    let mut o = op + 1;
+    if toks
+        .get(o)
+        .is_some_and(|t| matches!(t.text, "self" | "this"))
+        && toks.get(o + 1).is_some_and(|t| t.text == ".")
+    {
+        o += 2;
+    }
+    let t = toks.get(o)?;
+    let call = toks
+        .get(o + 1)
+        .is_some_and(|n| matches!(n.text, "(" | "[" | "." | "::"));
+    (t.kind == Kind::Name && !call && !KEYWORDS.contains(&t.text)).then_some(o)
+}
+
+/// The fields the file uses: names right after `self.` or `this.` that are not called.
+fn fields_of(text: &str, lang: Lang) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let toks = lex(line, lang);
+        for k in 2..toks.len() {
+            if toks[k].kind == Kind::Name
+                && toks[k - 1].text == "."
+                && matches!(toks[k - 2].text, "self" | "this")
+                && toks.get(k + 1).is_none_or(|n| n.text != "(")
+                && !out.iter().any(|o| o == toks[k].text)
+            {
+                out.push(toks[k].text.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// The plain names a body uses as values: not keywords, not called, not after `.` or `::`,
+/// not capitalised (types), in order of first use.
+fn locals_of(body: &[&str], lang: Lang) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in body {
+        let toks = lex(line, lang);
+        for (k, t) in toks.iter().enumerate() {
+            let after_dot = k > 0 && matches!(toks[k - 1].text, "." | "::");
+            let called = toks
+                .get(k + 1)
+                .is_some_and(|n| matches!(n.text, "(" | "!" | "::"));
+            if t.kind == Kind::Name
+                && !after_dot
+                && !called
+                && !KEYWORDS.contains(&t.text)
+                && t.text
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_lowercase() || c == '_')
+                && !out.iter().any(|o| o == t.text)
+            {
+                out.push(t.text.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// The 1-based old-file lines a unified diff of one file changes (a pure insertion counts the
+/// line it comes before).
+pub(crate) fn touched_lines(diff: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut old = 0usize;
+    // Added lines that follow removed ones replace them: no other line is touched.
+    let mut removing = false;
+    for l in diff.lines() {
+        if let Some(rest) = l.strip_prefix("@@ -") {
+            old = rest
+                .split([',', ' '])
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            continue;
+        }
+        if l.starts_with("---") || l.starts_with("+++") || old == 0 {
+            continue;
+        }
+        match l.chars().next() {
+            Some('-') => {
+                out.push(old);
+                old += 1;
+                removing = true;
+            }
+            Some('+') if !removing => out.push(old),
+            Some('+') | Some('\\') => {}
+            _ => {
+                old += 1;
+                removing = false;
+            }
+        }
+    }
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::testkit::{project, users_in};
+
+    fn root_of(dir: &tempfile::TempDir) -> &Utf8Path {
+        Utf8Path::from_path(dir.path()).expect("utf-8 temp dir")
+    }
+
+    fn is_test(path: &str, before: &str) -> bool {
+        papayu_context::is_test_path(path) || before.contains("#[cfg(test)]")
+    }
+
+    const ROMAN: &str = "\"\"\"Roman numerals.\"\"\"\n\n_VALUES = {\"I\": 1, \"V\": 5, \"X\": 10}\n\n\ndef from_roman(numeral):\n    \"\"\"Return the value of `numeral` (if a > b).\"\"\"\n    digits = [_VALUES[ch] for ch in numeral]\n    total = 0\n    for i, value in enumerate(digits):\n        following = digits[i + 1] if i + 1 < len(digits) else 0\n        if value > following:  # a > b here\n            total -= value\n        else:\n            total += value\n    return total\n";
+    const ROMAN_TEST: &str = "import unittest\nfrom roman import from_roman\n\n\nclass T(unittest.TestCase):\n    def test_subtractive(self):\n        self.assertEqual(from_roman(\"XIV\"), 14)\n";
+
+    #[test]
+    fn the_goals_definition_is_found_and_its_comparison_turned() {
+        let dir = project(&[("roman.py", ROMAN), ("test_roman.py", ROMAN_TEST)]);
+        let root = root_of(&dir);
+        let users = users_in(root);
+        let sites = sites(
+            root,
+            "from_roman('XIV') returns 16 instead of 14",
+            &[],
+            &[],
+            &users,
+            &is_test,
+        );
+        assert_eq!(sites.len(), 1);
+        assert_eq!(
+            (sites[0].path.as_str(), sites[0].name.as_str()),
+            ("roman.py", "from_roman")
+        );
+        let all = mutants(root, &sites, 500);
+        let fixed = all
+            .iter()
+            .find(|m| m.to == "if value < following:  # a > b here")
+            .expect("the comparison turned");
+        assert_eq!(fixed.line, 12);
+        assert_eq!(fixed.from, "if value > following:  # a > b here");
+        // Comparisons come first; nothing in the docstring, a string or a comment is touched.
+        assert!(all[..4].iter().all(|m| m.line == 11 || m.line == 12));
+        assert!(
+            all.iter()
+                .all(|m| m.line != 7 && !m.to.contains("# a < b") && !m.to.contains("# a >= b"))
+        );
+        let doc: serde_json::Value = serde_json::from_str(&fixed.document).expect("json");
+        assert_eq!(
+            doc["actions"][0]["content"].as_str().expect("content"),
+            ROMAN.replace("if value > following", "if value < following")
+        );
+        // Every other class is there too.
+        let tos: Vec<&str> = all.iter().map(|m| m.to.as_str()).collect();
+        assert!(tos.contains(&"total += value"), "{tos:?}");
+        assert!(tos.contains(&"total = 1"), "{tos:?}");
+        assert!(
+            tos.contains(&"following = digits[i - 1] if i + 1 < len(digits) else 0"),
+            "{tos:?}"
+        );
+        assert!(tos.contains(&"if value > total:  # a > b here"), "{tos:?}");
+        assert_eq!(mutants(root, &sites, 3).len(), 3);
+    }
+
+    #[test]
+    fn what_a_failing_test_calls_and_what_that_calls_is_found_and_a_field_swapped() {
+        let lib = "mod stock;\npub use stock::Stock;\n\npub struct Inv { s: Stock }\n\nimpl Inv {\n    pub fn cancel(&mut self, qty: u32) {\n        self.s.release(qty);\n    }\n}\n";
+        let stock = "pub struct Stock {\n    pub on_hand: u32,\n    pub reserved: u32,\n}\n\nimpl Stock {\n    pub fn release(&mut self, qty: u32) {\n        self.on_hand -= qty;\n    }\n\n    pub fn reserve(&mut self, qty: u32) {\n        self.reserved += qty;\n    }\n}\n\n#[cfg(test)]\nmod tests {\n    fn release() {}\n}\n";
+        let test = "use inv::*;\n\n#[test]\nfn cancel_gives_the_units_back() {\n    let mut i = Inv::default();\n    i.cancel(3);\n    assert_eq!(i.s.on_hand, 0);\n}\n";
+        let dir = project(&[
+            ("src/lib.rs", lib),
+            ("src/stock.rs", stock),
+            ("tests/inv.rs", test),
+        ]);
+        let root = root_of(&dir);
+        let users = users_in(root);
+        let sites = sites(
+            root,
+            "cancelling doesn't give the stock back",
+            &["cancel_gives_the_units_back".to_owned()],
+            &[],
+            &users,
+            &is_test,
+        );
+        let names: Vec<(&str, &str)> = sites
+            .iter()
+            .map(|s| (s.path.as_str(), s.name.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![("src/lib.rs", "cancel"), ("src/stock.rs", "release")]
+        );
+        let all = mutants(root, &sites, 100);
+        let tos: Vec<&str> = all.iter().map(|m| m.to.as_str()).collect();
+        assert_eq!(tos[..2], ["self.on_hand += qty;", "self.reserved -= qty;"]);
+    }
+
+    #[test]
+    fn a_node_test_title_and_a_rejected_changes_lines_lead_to_their_definitions() {
+        let js = "function shape(m) {\n  return [m.length, m[0].length];\n}\n\nfunction multiply(a, b) {\n  const [rows, inner] = shape(a);\n  const [innerB, cols] = shape(b);\n  let sum = 0;\n  for (let k = 0; k < cols; k++) sum += a[0][k] * b[k][0];\n  return sum;\n}\n\nmodule.exports = { multiply };\n";
+        let test = "const test = require('node:test');\nconst { multiply } = require('./matrix.js');\n\ntest('multiplies non-square matrices', () => {\n  multiply([[1, 2]], [[1], [2]]);\n});\n";
+        let dir = project(&[("matrix.js", js), ("matrix.test.js", test)]);
+        let root = root_of(&dir);
+        let users = users_in(root);
+        let by_test = sites(
+            root,
+            "the product is wrong",
+            &["multiplies non-square matrices".to_owned()],
+            &[],
+            &users,
+            &is_test,
+        );
+        let names: Vec<&str> = by_test.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, vec!["multiply", "shape"]);
+        let by_lines = sites(
+            root,
+            "wrong",
+            &[],
+            &[("matrix.js".to_owned(), 9)],
+            &users,
+            &is_test,
+        );
+        assert_eq!(by_lines[0].name, "multiply");
+        let all = mutants(root, &by_test, 200);
+        assert!(
+            all.iter()
+                .any(|m| m.to == "for (let k = 0; k < inner; k++) sum += a[0][k] * b[k][0];"),
+            "{:?}",
+            all.iter().map(|m| &m.to).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_diffs_touched_lines_are_its_old_lines() {
+        let diff = "--- a/x.py\n+++ b/x.py\n@@ -3,4 +3,4 @@\n a\n-b\n+B\n c\n@@ -20,2 +20,3 @@\n d\n+e\n f\n";
+        assert_eq!(touched_lines(diff), vec![4, 21]);
+    }
+
+    #[test]
+    fn code_names_are_what_a_goal_writes_as_code() {
+        assert_eq!(
+            code_names(
+                "from_roman('XIV') returns 16; multiply() in `matrix` and TodoList::overdue, parseQueryString"
+            ),
+            vec![
+                "from_roman",
+                "multiply",
+                "matrix",
+                "TodoList",
+                "overdue",
+                "parseQueryString"
+            ]
+        );
+        assert!(code_names("the last page is missing").is_empty());
+    }
+
+    #[test]
+    fn strings_comments_and_lifetimes_are_lexed_apart() {
+        let toks: Vec<&str> = lex("let s = \"a < b\"; // x > y", Lang::Rust)
+            .iter()
+            .map(|t| t.text)
+            .collect();
+        assert_eq!(toks, vec!["let", "s", "=", "\"a < b\"", ";"]);
+        let toks: Vec<&str> = lex("fn f<'a>(x: &'a str) -> char { 'x' }", Lang::Rust)
+            .iter()
+            .map(|t| t.text)
+            .collect();
+        assert!(toks.contains(&"'a") && toks.contains(&"'x'") && toks.contains(&"->"));
+        let toks: Vec<&str> = lex("x = a // 2  # half", Lang::Python)
+            .iter()
+            .map(|t| t.text)
+            .collect();
+        assert_eq!(toks, vec!["x", "=", "a", "//", "2"]);
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::super::{Lang, Site, lex, mutants};
+        use crate::agent::testkit::project;
+
+        /// Code-like lines: operators, names, numbers, strings, comments, non-ASCII.
+        fn line() -> impl Strategy<Value = String> {
+            "( {0,4})[a-cé_0-9 <>=!+*/&|.,:;'\"`#(){}\\-]{0,24}"
+        }
+
+        proptest! {
+            #[test]
+            fn tokens_are_ordered_apart_and_the_lines_own_text(l in line(), which in 0..3usize) {
+                let lang = [Lang::Python, Lang::Rust, Lang::Curly][which];
+                let mut at = 0;
+                for t in lex(&l, lang) {
+                    prop_assert!(t.at >= at, "{:?}", l);
+                    prop_assert_eq!(&l[t.at..t.at + t.text.len()], t.text);
+                    prop_assert!(!t.text.trim().is_empty());
+                    at = t.at + t.text.len();
+                }
+            }
+
+            #[test]
+            fn a_mutant_changes_one_line_of_its_definition_only(
+                body in proptest::collection::vec(line(), 1..6),
+                which in 0..2usize,
+            ) {
+                let (path, head) = [("m.py", "def f(a, b):"), ("m.js", "function f(a, b) {")][which];
+                let lines: Vec<String> = body.iter().map(|l| format!("    {}", l.replace(['{', '}'], ""))).collect();
+                let text = format!("{head}\n{}\n{}\n", lines.join("\n"), if which == 1 { "}" } else { "" });
+                let dir = project(&[(path, &text)]);
+                let root = camino::Utf8Path::from_path(dir.path()).expect("utf-8");
+                let site = Site { path: path.to_owned(), name: "f".to_owned(), start: 0, end: lines.len() + 1 };
+                for m in mutants(root, &[site], 200) {
+                    let doc: serde_json::Value = serde_json::from_str(&m.document).expect("json");
+                    let new = doc["actions"][0]["content"].as_str().expect("content");
+                    let changed: Vec<usize> = text
+                        .lines()
+                        .zip(new.lines())
+                        .enumerate()
+                        .filter(|(_, (a, b))| a != b)
+                        .map(|(k, _)| k + 1)
+                        .collect();
+                    prop_assert_eq!(new.lines().count(), text.lines().count());
+                    prop_assert_eq!(&changed, &vec![m.line]);
+                    prop_assert!(m.line >= 2 && m.line <= lines.len() + 1);
+                }
+            }
+        }
+    }
+}
