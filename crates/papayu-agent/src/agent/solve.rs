@@ -85,7 +85,7 @@ pub struct SolveOptions {
     /// [`DEFAULT_PARTS`]; 0: none). A small model's rewrite often holds the right fix beside
     /// lines it changed by accident (D65).
     pub parts: u32,
-    /// When the model's first attempt did not verify and tests the goal is about fail, at most
+    /// When the model's first change did not verify and tests the goal is about fail, at most
     /// this many of papayu's own one-token edits of the code those tests exercise are tried,
     /// each as its own tested transaction, within about two minutes or four test runs of the
     /// project (default [`DEFAULT_MUTANTS`]; 0: none; D81).
@@ -700,14 +700,17 @@ impl Agent {
         // Lines the rejected changes touched, where papayu's own edits look first (D81).
         let mut touched: Vec<(String, usize)> = Vec::new();
         let mut mutants_tried: Option<usize> = None;
+        // Model changes the tests judged and rejected so far.
+        let mut judged_rejects = 0u32;
         let turns = (1..=options.attempts).flat_map(|n| (1..=draws).map(move |d| (n, d)));
         for (number, draw) in turns {
             if cancelled() {
                 return Err(AgentError::Apply(papayu_patch::ApplyError::Cancelled));
             }
-            // The model's first attempt did not verify: papayu's own one-token edits of the code
-            // the failing tests exercise, before the model is asked again (D81).
-            if number > 1 && draw == 1 && mutants_tried.is_none() {
+            // The model's first change the tests judged did not verify (or its first attempt
+            // ended without one): papayu's own one-token edits of the code the failing tests
+            // exercise, before the model is asked again (D81).
+            if mutants_tried.is_none() && (judged_rejects > 0 || (number > 1 && draw == 1)) {
                 let trial = Trial {
                     goal: &goal,
                     baseline: &baseline,
@@ -718,7 +721,7 @@ impl Agent {
                     options,
                     baseline_ms: run.duration_ms,
                     deletes_confirmed,
-                    number: number - 1,
+                    number: if draw == 1 { number - 1 } else { number },
                 };
                 match self.mutate(&trial, confirm, progress)? {
                     Mutation::Tried(n) => mutants_tried = Some(n),
@@ -955,6 +958,7 @@ impl Agent {
                     attempt.feedback = Some(f.text.clone());
                     let (sampling, tested) = (attempt.sampling, attempt.verdict.is_some());
                     if tested {
+                        judged_rejects += 1;
                         for f in &preview.preview.files {
                             touched.extend(
                                 super::mutants::touched_lines(&f.diff)

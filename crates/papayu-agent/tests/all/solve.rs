@@ -1212,3 +1212,17 @@ fn a_confirmation_sees_papayus_own_edit_and_declining_it_leaves_the_project_as_i
     assert_eq!(tree(&p), before);
     assert!(agent.history().unwrap().undo.is_empty());
 }
+
+#[test]
+fn papayus_own_edits_follow_the_first_judged_change_not_the_whole_attempt() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[wrong(), wrong(), wrong()]));
+    // Three draws per attempt: the edits come after the first draw the tests rejected.
+    let report = solve(&p, &model, &SolveOptions::default().attempts(1).draws(3));
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.usage.model_calls, 1, "{report:#?}");
+    assert_eq!(report.attempts.len(), 2);
+    assert_eq!(report.attempts[1].number, 1);
+    assert!(report.attempts[1].mutant.is_some());
+}

@@ -45,7 +45,7 @@ pub struct Args {
     /// holds the fix beside lines it changed by accident.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_PARTS)]
     pub parts: u32,
-    /// When the model's first attempt did not verify and the goal's tests fail, try at most
+    /// When the model's first change did not verify and the goal's tests fail, try at most
     /// this many of papayu's own one-token edits of the code those tests exercise (a comparison
     /// turned, `+` for `-`, one field for another, a number off by one), each tested on its own
     /// and kept only if it verifies (0: none).

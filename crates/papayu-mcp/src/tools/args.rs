@@ -198,7 +198,7 @@ pub(crate) struct RunGoalArgs {
     /// Allow changes that delete files.
     #[serde(default)]
     pub confirm_deletes: bool,
-    /// When the first attempt did not verify and the goal's tests fail, at most this many of
+    /// When the model's first change did not verify and the goal's tests fail, at most this many of
     /// papayu's own one-token edits of the code those tests exercise are tried, each tested
     /// (default 60; 0: none).
     #[serde(default)]
