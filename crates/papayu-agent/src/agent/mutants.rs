@@ -13,8 +13,8 @@
 //! target of a compound assignment or an operand of a comparison or of arithmetic replaced by
 //! another name of its kind (a field `self.a`/`this.a` by another field the file uses, a plain
 //! name by another the definition uses), `+`/`-` and `*`/`/` swapped, `and`/`or`, `&&`/`||`,
-//! `min`/`max`, and an integer one up or down — in that order across all definitions, the
-//! definitions in the order above.
+//! `min`/`max`, a negation (`not`, a prefix `!`) dropped, `true`/`false`, and an integer one up
+//! or down — in that order across all definitions, the definitions in the order above.
 
 use std::collections::BTreeSet;
 
@@ -702,6 +702,18 @@ pub(crate) fn mutants(root: &Utf8Path, sites: &[Site], limit: usize) -> Vec<Muta
                         if let Some((class, to)) = swap {
                             add(class, tk.at, tk.text.len(), to.to_owned());
                         }
+                        // A negation dropped: a prefix `!` (not a macro's, not `!=`).
+                        let prefix = ti == 0
+                            || !(toks[ti - 1].kind == Kind::Name
+                                && !KEYWORDS.contains(&toks[ti - 1].text)
+                                || matches!(toks[ti - 1].text, ")" | "]"));
+                        if tk.text == "!"
+                            && l != Lang::Python
+                            && prefix
+                            && toks.get(ti + 1).is_some()
+                        {
+                            add(4, tk.at, 1, String::new());
+                        }
                         let compound = matches!(tk.text, "+=" | "-=" | "*=" | "/=");
                         let operator = binary
                             && (!comparisons(tk.text).is_empty()
@@ -735,6 +747,22 @@ pub(crate) fn mutants(root: &Utf8Path, sites: &[Site], limit: usize) -> Vec<Muta
                         "min" | "max" if toks.get(ti + 1).is_some_and(|n| n.text == "(") => {
                             let to = if tk.text == "min" { "max" } else { "min" };
                             add(4, tk.at, 3, to.into());
+                        }
+                        // A condition the wrong way round: `not` dropped.
+                        "not"
+                            if l == Lang::Python
+                                && toks.get(ti + 1).is_some_and(|n| n.text != "in") =>
+                        {
+                            let next = toks[ti + 1].at;
+                            add(4, tk.at, next - tk.at, String::new());
+                        }
+                        "True" | "False" if l == Lang::Python => {
+                            let to = if tk.text == "True" { "False" } else { "True" };
+                            add(4, tk.at, tk.text.len(), to.into());
+                        }
+                        "true" | "false" if l != Lang::Python => {
+                            let to = if tk.text == "true" { "false" } else { "true" };
+                            add(4, tk.at, tk.text.len(), to.into());
                         }
                         _ => {}
                     },
@@ -1032,6 +1060,52 @@ mod tests {
                 .any(|m| m.to == "for (let k = 0; k < inner; k++) sum += a[0][k] * b[k][0];"),
             "{:?}",
             all.iter().map(|m| &m.to).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn negations_are_dropped_and_booleans_turned_but_macros_and_inequalities_stay() {
+        let js = "function ok(a, b) {\n  if (!a.done && a !== b) return true;\n  return !(b);\n}\n";
+        let rs = "fn ok(a: bool) -> bool {\n    println!(\"{}\", !a);\n    a != false\n}\n";
+        let py = "def ok(a):\n    return not a and a not in (1,)\n";
+        let dir = project(&[("m.js", js), ("m.rs", rs), ("m.py", py)]);
+        let root = root_of(&dir);
+        let site = |path: &str, end: usize| Site {
+            path: path.to_owned(),
+            name: "ok".to_owned(),
+            start: 0,
+            end,
+        };
+        let tos = |s: Site| -> Vec<String> {
+            mutants(root, &[s], 500).into_iter().map(|m| m.to).collect()
+        };
+        let js = tos(site("m.js", 4));
+        assert!(
+            js.contains(&"if (a.done && a !== b) return true;".to_owned()),
+            "{js:?}"
+        );
+        assert!(js.contains(&"return (b);".to_owned()), "{js:?}");
+        assert!(
+            js.contains(&"if (!a.done && a !== b) return false;".to_owned()),
+            "{js:?}"
+        );
+        let rs = tos(site("m.rs", 4));
+        assert!(rs.contains(&"println!(\"{}\", a);".to_owned()), "{rs:?}");
+        assert!(
+            rs.iter()
+                .all(|t| t.contains("println!") || !t.starts_with("println")),
+            "{rs:?}"
+        );
+        assert!(rs.contains(&"a != true".to_owned()), "{rs:?}");
+        let py = tos(site("m.py", 2));
+        assert!(
+            py.contains(&"return a and a not in (1,)".to_owned()),
+            "{py:?}"
+        );
+        assert!(
+            !py.iter()
+                .any(|t| t.contains("a in (1,)") && !t.contains("not in")),
+            "{py:?}"
         );
     }
 
