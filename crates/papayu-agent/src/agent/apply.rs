@@ -460,16 +460,13 @@ impl Agent {
         }
     }
 
-    /// A change derived from `parent`'s — a part of it ([`super::parts`]) or it with a rename
-    /// completed ([`super::rename`]) — as a plan `document`, validated and previewed like any
-    /// plan, with its own trace whose `part_of` says what it is and names the parent.
-    pub(super) fn preview_derived(
+    /// A plan `document` of protocol `version` validated for applying (its paths checked against
+    /// the project as it is) and previewed; a rejected one is [`AgentError::Rejected`].
+    fn checked_preview(
         &self,
-        parent: &ApplyPreview,
         document: &str,
-        derived_from: String,
-    ) -> Result<ApplyPreview, AgentError> {
-        let version = parent.plan.version();
+        version: papayu_protocol::ProtocolVersion,
+    ) -> Result<(ValidatedPlan, papayu_patch::Preview), AgentError> {
         let root = self.root.clone();
         let exists = |p: &RelPath| fs_err::symlink_metadata(root.join(p.as_str())).is_ok();
         let ctx = Context::new(version)
@@ -486,6 +483,19 @@ impl Agent {
             })?;
         let options = ApplyOptions::default().normalize_eol_lf(self.config.normalize_eol_lf);
         let preview = self.patch.transaction(&plan).options(options).preview()?;
+        Ok((plan, preview))
+    }
+
+    /// A change derived from `parent`'s — a part of it ([`super::parts`]) or it with a rename
+    /// completed ([`super::rename`]) — as a plan `document`, validated and previewed like any
+    /// plan, with its own trace whose `part_of` says what it is and names the parent.
+    pub(super) fn preview_derived(
+        &self,
+        parent: &ApplyPreview,
+        document: &str,
+        derived_from: String,
+    ) -> Result<ApplyPreview, AgentError> {
+        let (plan, preview) = self.checked_preview(document, parent.plan.version())?;
         let mut trace = parent.trace.clone();
         trace.trace_id = super::new_trace_id();
         trace.created_unix_ms = super::finish::now_ms();
@@ -514,24 +524,8 @@ impl Agent {
         what: String,
     ) -> Result<ApplyPreview, AgentError> {
         let version = papayu_protocol::ProtocolVersion::V3;
-        let call = self.new_call(Mode::Apply, goal, version);
-        let root = self.root.clone();
-        let exists = |p: &RelPath| fs_err::symlink_metadata(root.join(p.as_str())).is_ok();
-        let ctx = Context::new(version)
-            .with_mode(Mode::Apply)
-            .with_exists(&exists);
-        let plan = papayu_validate::check_text(document, &ctx, &self.policy)
-            .into_plan()
-            .map_err(|rejected| {
-                let violations = rejected.into_violations();
-                AgentError::Rejected {
-                    stage: Stage::of(&violations),
-                    violations,
-                }
-            })?;
-        let options = ApplyOptions::default().normalize_eol_lf(self.config.normalize_eol_lf);
-        let preview = self.patch.transaction(&plan).options(options).preview()?;
-        let mut trace = call.trace;
+        let (plan, preview) = self.checked_preview(document, version)?;
+        let mut trace = self.new_call(Mode::Apply, goal, version).trace;
         trace.event = "PAPAYU_EDIT".into();
         trace.validated_json = serde_json::from_str(document).ok();
         trace.part_of = Some(what.clone());

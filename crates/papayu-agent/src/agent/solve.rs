@@ -292,6 +292,30 @@ pub struct MutantView {
     pub tried: usize,
 }
 
+impl AttemptView {
+    /// The attempt `number`'s draw `draw` whose change is `preview`'s, not yet tested.
+    fn of(number: u32, draw: u32, preview: &ApplyPreview) -> AttemptView {
+        AttemptView {
+            number,
+            draw,
+            trace_id: Some(preview.trace_id.clone()),
+            summary: preview.summary.clone(),
+            actions: preview.actions.clone(),
+            diff: diff_of(preview),
+            verdict: None,
+            error: None,
+            feedback: None,
+            sampling: None,
+            redrawn: 0,
+            part: None,
+            renamed: None,
+            moved: None,
+            added: None,
+            mutant: None,
+        }
+    }
+}
+
 /// Which hunks of a rejected change a part keeps.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PartView {
@@ -512,21 +536,7 @@ fn mutant_view(
     verdict: Option<Verdict>,
 ) -> AttemptView {
     AttemptView {
-        number: trial.number,
-        draw: 0,
-        trace_id: Some(piece.trace_id.clone()),
-        summary: piece.summary.clone(),
-        actions: piece.actions.clone(),
-        diff: diff_of(piece),
         verdict,
-        error: None,
-        feedback: None,
-        sampling: None,
-        redrawn: 0,
-        part: None,
-        renamed: None,
-        moved: None,
-        added: None,
         mutant: Some(MutantView {
             path: m.path.clone(),
             line: m.line,
@@ -535,6 +545,7 @@ fn mutant_view(
             to: m.to.clone(),
             tried,
         }),
+        ..AttemptView::of(trial.number, 0, piece)
     }
 }
 
@@ -702,11 +713,15 @@ impl Agent {
         let mut mutants_tried: Option<usize> = None;
         // Model changes the tests judged and rejected so far.
         let mut judged_rejects = 0u32;
-        let turns = (1..=options.attempts).flat_map(|n| (1..=draws).map(move |d| (n, d)));
-        for (number, draw) in turns {
+        // Every attempt's draws, then one turn more (`None`) for what comes after the last.
+        let turns = (1..=options.attempts)
+            .flat_map(|n| (1..=draws).map(move |d| Some((n, d))))
+            .chain(std::iter::once(None));
+        for turn in turns {
             if cancelled() {
                 return Err(AgentError::Apply(papayu_patch::ApplyError::Cancelled));
             }
+            let (number, draw) = turn.unwrap_or((options.attempts + 1, 1));
             // The model's first change the tests judged did not verify (or its first attempt
             // ended without one): papayu's own one-token edits of the code the failing tests
             // exercise, before the model is asked again (D81).
@@ -738,6 +753,9 @@ impl Agent {
                         return Ok(self.finish_report(report));
                     }
                 }
+            }
+            if turn.is_none() {
+                break;
             }
             if draw == 1 {
                 progress(&Progress::Attempt {
@@ -798,22 +816,9 @@ impl Agent {
                 Err(e) => return Err(e),
             };
             let mut attempt = AttemptView {
-                number,
-                draw,
-                trace_id: Some(preview.trace_id.clone()),
-                summary: preview.summary.clone(),
-                actions: preview.actions.clone(),
-                diff: diff_of(&preview),
-                verdict: None,
-                error: None,
-                feedback: None,
                 sampling,
                 redrawn,
-                part: None,
-                renamed: None,
-                moved: None,
-                added: None,
-                mutant: None,
+                ..AttemptView::of(number, draw, &preview)
             };
             if preview.no_changes {
                 if baseline.exit_ok && targets.is_empty() {
@@ -998,22 +1003,9 @@ impl Agent {
                             continue;
                         }
                         let mut view = AttemptView {
-                            number,
-                            draw,
-                            trace_id: Some(piece.trace_id.clone()),
-                            summary: piece.summary.clone(),
-                            actions: piece.actions.clone(),
-                            diff,
-                            verdict: None,
-                            error: None,
-                            feedback: None,
                             sampling,
                             redrawn,
-                            part: None,
-                            renamed: None,
-                            moved: None,
-                            added: None,
-                            mutant: None,
+                            ..AttemptView::of(number, draw, &piece)
                         };
                         candidate.mark(&mut view);
                         if let Some(confirm) = confirm
@@ -1064,35 +1056,6 @@ impl Agent {
                     }
                 }
                 Err(e) => return Err(e),
-            }
-        }
-        if mutants_tried.is_none() {
-            let trial = Trial {
-                goal: &goal,
-                baseline: &baseline,
-                targets: &targets,
-                touched: &touched,
-                rejected: &rejected,
-                command: &test.command,
-                options,
-                baseline_ms: run.duration_ms,
-                deletes_confirmed,
-                number: options.attempts,
-            };
-            match self.mutate(&trial, confirm, progress)? {
-                Mutation::Tried(n) => mutants_tried = Some(n),
-                Mutation::Verified(kept) => {
-                    let (view, outcome) = *kept;
-                    report.attempts.push(view);
-                    report.applied = Some(outcome);
-                    report.outcome = SolveOutcome::Verified;
-                    return Ok(self.finish_report(report));
-                }
-                Mutation::Declined(view) => {
-                    report.attempts.push(*view);
-                    report.outcome = SolveOutcome::Declined;
-                    return Ok(self.finish_report(report));
-                }
             }
         }
         let own = match mutants_tried {
@@ -1267,24 +1230,7 @@ impl Agent {
         progress(&Progress::Attempt { number: 1, of: 1 });
         let goal = report.goal.clone();
         let preview = self.prepare_brief(&goal, None, None, progress).await?;
-        let mut attempt = AttemptView {
-            number: 1,
-            draw: 1,
-            trace_id: Some(preview.trace_id.clone()),
-            summary: preview.summary.clone(),
-            actions: preview.actions.clone(),
-            diff: diff_of(&preview),
-            verdict: None,
-            error: None,
-            feedback: None,
-            sampling: None,
-            redrawn: 0,
-            part: None,
-            renamed: None,
-            moved: None,
-            added: None,
-            mutant: None,
-        };
+        let mut attempt = AttemptView::of(1, 1, &preview);
         if preview.no_changes {
             report.attempts.push(attempt);
             report.outcome = SolveOutcome::NoChanges;

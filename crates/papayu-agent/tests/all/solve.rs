@@ -1047,6 +1047,11 @@ fn a_class_rewritten_around_a_new_method_gets_the_method_alone() {
     );
 }
 
+/// Whether `events` holds one of `stage`.
+fn saw(events: &std::sync::Mutex<Vec<Value>>, stage: &str) -> bool {
+    events.lock().unwrap().iter().any(|e| e["stage"] == stage)
+}
+
 /// A progress recorder keeping every event's JSON.
 fn recording(events: &std::sync::Mutex<Vec<Value>>) -> impl Fn(&Progress) + Sync + '_ {
     move |e: &Progress| {
@@ -1134,13 +1139,7 @@ fn no_own_edits_when_turned_off_or_when_no_test_the_goal_is_about_fails() {
     );
     assert_eq!(report.outcome, SolveOutcome::NotSolved, "{report:#?}");
     assert!(report.attempts.iter().all(|a| a.mutant.is_none()));
-    assert!(
-        !events
-            .lock()
-            .unwrap()
-            .iter()
-            .any(|e| e["stage"] == "mutants")
-    );
+    assert!(!saw(&events, "mutants"));
     assert_eq!(tree(&p), before);
     // Every test passes: an edit could only "verify" by breaking nothing, so none is tried.
     let fixed = Project::new(&[
@@ -1161,13 +1160,7 @@ fn no_own_edits_when_turned_off_or_when_no_test_the_goal_is_about_fails() {
         report.attempts.iter().all(|a| a.mutant.is_none()),
         "{report:#?}"
     );
-    assert!(
-        !events
-            .lock()
-            .unwrap()
-            .iter()
-            .any(|e| e["stage"] == "mutants")
-    );
+    assert!(!saw(&events, "mutants"));
 }
 
 #[test]
