@@ -296,7 +296,7 @@ pub(crate) fn sites(
         let body: String = text
             .lines()
             .skip(s.start + 1)
-            .take(s.end - s.start - 1)
+            .take(s.end.saturating_sub(s.start + 1))
             .collect::<Vec<_>>()
             .join("\n");
         for callee in callees(&body) {
@@ -655,7 +655,7 @@ pub(crate) fn mutants(root: &Utf8Path, sites: &[Site], limit: usize) -> Vec<Muta
         };
         let lines: Vec<&str> = text.lines().collect();
         let fields = fields_of(&text, l);
-        let body = &lines[(s.start + 1).min(lines.len())..s.end.min(lines.len())];
+        let body = lines.get(s.start + 1..s.end).unwrap_or_default();
         let locals = locals_of(body, l);
         let mut in_doc = false;
         for (k, line) in body.iter().enumerate() {
