@@ -157,43 +157,65 @@ impl Driver {
         v["value"].clone()
     }
 
-    /// Wait up to `timeout` for the element `css`; its WebDriver id.
-    fn wait_for(&self, css: &str, timeout: Duration) -> String {
+    /// The element `value` locates (`using`: "css selector" or "xpath") now, if there is one.
+    fn find(&self, using: &str, value: &str) -> Option<String> {
+        let (status, v) = self.cmd(
+            reqwest::Method::POST,
+            "/element",
+            Some(json!({"using": using, "value": value})),
+        );
+        (status == 200).then(|| v["value"][ELEMENT].as_str().unwrap().to_owned())
+    }
+
+    /// Wait up to `timeout` for the element; its WebDriver id. On a timeout the panic shows what
+    /// the window showed, so a failure on a machine nobody watches can be read from its log.
+    fn wait(&self, using: &str, value: &str, timeout: Duration) -> String {
         let t = Instant::now();
         loop {
-            let (status, v) = self.cmd(
-                reqwest::Method::POST,
-                "/element",
-                Some(json!({"using": "css selector", "value": css})),
-            );
-            if status == 200 {
-                return v["value"][ELEMENT].as_str().unwrap().to_owned();
+            if let Some(id) = self.find(using, value) {
+                return id;
             }
             assert!(
                 t.elapsed() < timeout,
-                "{css} did not appear within {timeout:?}: {v}"
+                "{value} did not appear within {timeout:?}; the window showed:\n{}",
+                self.page_text()
             );
             std::thread::sleep(Duration::from_millis(25));
         }
     }
 
+    /// Wait up to `timeout` for the element `css`; its WebDriver id.
+    fn wait_for(&self, css: &str, timeout: Duration) -> String {
+        self.wait("css selector", css, timeout)
+    }
+
     fn xpath(&self, xpath: &str, timeout: Duration) -> String {
-        let t = Instant::now();
-        loop {
-            let (status, v) = self.cmd(
-                reqwest::Method::POST,
-                "/element",
-                Some(json!({"using": "xpath", "value": xpath})),
-            );
-            if status == 200 {
-                return v["value"][ELEMENT].as_str().unwrap().to_owned();
-            }
-            assert!(
-                t.elapsed() < timeout,
-                "{xpath} did not appear within {timeout:?}: {v}"
-            );
-            std::thread::sleep(Duration::from_millis(25));
+        self.wait("xpath", xpath, timeout)
+    }
+
+    /// The window's visible text (for failure messages), at most 4 000 characters.
+    fn page_text(&self) -> String {
+        let (status, v) = self.cmd(
+            reqwest::Method::POST,
+            "/execute/sync",
+            Some(json!({"script": "return document.body.innerText;", "args": []})),
+        );
+        match v["value"].as_str() {
+            Some(text) if status == 200 => text.chars().take(4000).collect(),
+            _ => format!("[the page text could not be read: {status} {v}]"),
         }
+    }
+
+    /// Wait for the model's turn to end in `testid`; an error shown instead fails at once with
+    /// its text.
+    fn wait_turn(&self, testid: &str, timeout: Duration) {
+        let css = format!("[data-testid={testid}], [data-testid=error]");
+        self.wait_for(&css, timeout);
+        assert!(
+            self.find("css selector", "[data-testid=error]").is_none(),
+            "the window showed an error instead of [data-testid={testid}]:\n{}",
+            self.page_text()
+        );
     }
 
     fn type_into(&self, element: &str, text: &str) {
@@ -230,14 +252,31 @@ impl Driver {
         eprintln!("screenshot: {}", to.display());
     }
 
+    /// Type `text` into the composer and send it. The click is checked by the user's message
+    /// appearing in the chat; a click the window did not take (the button still enabled, no
+    /// message) is repeated, at most three times.
     fn send_message(&self, text: &str) {
         let goal = self.wait_for("#goal", Duration::from_secs(10));
         self.type_into(&goal, text);
-        let send = self.wait_for(
-            "form.composer button[type=submit]:not([disabled])",
-            Duration::from_secs(10),
+        let enabled = "form.composer button[type=submit]:not([disabled])";
+        let sent = format!(
+            "//div[contains(@class, 'msg') and contains(@class, 'user') and normalize-space()='{text}']"
         );
-        self.click(&send);
+        for _ in 0..3 {
+            let send = self.wait_for(enabled, Duration::from_secs(10));
+            self.click(&send);
+            let t = Instant::now();
+            while t.elapsed() < Duration::from_secs(3) {
+                if self.find("xpath", &sent).is_some() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(25));
+            }
+            if self.find("css selector", enabled).is_none() {
+                break;
+            }
+        }
+        self.xpath(&sent, Duration::from_secs(10));
     }
 }
 
@@ -369,9 +408,10 @@ fn desktop_window_plan_preview_apply_undo() {
 
     // Plan, then "ok": the preview, nothing written yet.
     d.send_message("make answer() return 42");
-    d.wait_for("[data-testid=plan]", Duration::from_secs(30));
+    // The model's turns are scripted; the long waits are for a loaded machine, not the model.
+    d.wait_turn("plan", Duration::from_secs(90));
     d.send_message("ok");
-    d.wait_for("[data-testid=preview]", Duration::from_secs(30));
+    d.wait_turn("preview", Duration::from_secs(90));
     assert_eq!(
         std::fs::read_to_string(project.join("src/lib.rs")).unwrap(),
         LIB_RS
@@ -404,7 +444,7 @@ fn desktop_window_plan_preview_apply_undo() {
     );
     d.screenshot(&artifacts.join("desktop-preview.png"));
     d.click(&apply);
-    d.wait_for("[data-testid=applied]", Duration::from_secs(30));
+    d.wait_turn("applied", Duration::from_secs(90));
     assert_eq!(
         std::fs::read_to_string(project.join("src/lib.rs")).unwrap(),
         LIB_RS_42
