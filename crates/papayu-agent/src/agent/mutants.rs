@@ -8,13 +8,19 @@
 //! verify it, like any change. This room finds the definitions and writes the mutants; it reads
 //! the project's files and writes nothing.
 //!
-//! One token of one body line (strings and comments aside) changes: a comparison into its
+//! One body line (strings and comments aside) changes in one small way: a comparison into its
 //! neighbours (`<` into `<=` and `>`, `==` into `!=`, …), `+=`/`-=` and `*=`/`/=` swapped, the
 //! target of a compound assignment or an operand of a comparison or of arithmetic replaced by
 //! another name of its kind (a field `self.a`/`this.a` by another field the file uses, a plain
-//! name by another the definition uses), `+`/`-` and `*`/`/` swapped, `and`/`or`, `&&`/`||`,
-//! `min`/`max`, a negation (`not`, a prefix `!`) dropped, `true`/`false`, and an integer one up
-//! or down — in that order across all definitions, the definitions in the order above.
+//! name by another the definition uses), text compared or cut out where numbers were meant
+//! (`Number(a[i]) < Number(b[i])`, `int(…)`; `.slice(…)`/`.split(…)` → `….map(Number)`,
+//! `list(map(int, …))`), `+`/`-` and `*`/`/` swapped, a division rounded up (`a.div_ceil(b)`,
+//! `-(-a // b)`, `floor` ↔ `ceil`), `and`/`or`, `&&`/`||`, `min`/`max`, a negation (`not`, a
+//! prefix `!`) dropped, a condition guarded by a flag the definition sets (`if c == '"' &&
+//! !escaped`), `true`/`false`, and an integer one up or down — in that order across all
+//! definitions, the definitions in the order above. The definitions a test reaches are found
+//! through the tests' own helpers (`kinds(text)` → `tokenize(text)`) and through calls,
+//! breadth first.
 
 use std::collections::BTreeSet;
 
@@ -281,15 +287,28 @@ pub(crate) fn sites(
     for test in tests {
         for body in test_bodies(root, test, users, is_test) {
             for callee in callees(&body) {
-                for s in defs(&callee) {
+                let found = defs(&callee);
+                if found.is_empty() {
+                    // A helper of the tests' own (`kinds(text)` → `tokenize(text)`): what it calls.
+                    for helper in test_bodies(root, &callee, users, is_test) {
+                        for c in callees(&helper) {
+                            for s in defs(&c) {
+                                push(&mut out, s);
+                            }
+                        }
+                    }
+                }
+                for s in found {
                     push(&mut out, s);
                 }
             }
         }
     }
-    let first = out.len();
-    for k in 0..first {
+    // What those call, and what that calls, breadth first.
+    let mut k = 0;
+    while k < out.len() && out.len() < MAX_SITES {
         let s = out[k].clone();
+        k += 1;
         let Some(text) = read(root, &s.path) else {
             continue;
         };
@@ -657,6 +676,8 @@ pub(crate) fn mutants(root: &Utf8Path, sites: &[Site], limit: usize) -> Vec<Muta
         let fields = fields_of(&text, l);
         let body = lines.get(s.start + 1..s.end).unwrap_or_default();
         let locals = locals_of(body, l);
+        let flags = flags_of(body, l);
+        let js = l == Lang::Curly && !s.path.ends_with(".go");
         let mut in_doc = false;
         for (k, line) in body.iter().enumerate() {
             let n = s.start + 1 + k;
@@ -674,6 +695,14 @@ pub(crate) fn mutants(root: &Utf8Path, sites: &[Site], limit: usize) -> Vec<Muta
                 continue;
             }
             let toks = lex(line, l);
+            for (at, len, to) in guards(line, &toks, l, &flags) {
+                edits.push((4, si, n, at, len, to));
+            }
+            if (js || l == Lang::Python)
+                && let Some((at, len, to)) = as_numbers(line, &toks, js)
+            {
+                edits.push((2, si, n, at, len, to));
+            }
             for (ti, tk) in toks.iter().enumerate() {
                 let mut add = |class: u8, at: usize, len: usize, to: String| {
                     edits.push((class, si, n, at, len, to));
@@ -701,6 +730,46 @@ pub(crate) fn mutants(root: &Utf8Path, sites: &[Site], limit: usize) -> Vec<Muta
                         };
                         if let Some((class, to)) = swap {
                             add(class, tk.at, tk.text.len(), to.to_owned());
+                        }
+                        let left = left_span(&toks, ti);
+                        let right = right_span(&toks, ti);
+                        let text_of = |(a, b): (usize, usize)| {
+                            &line[toks[a].at..toks[b].at + toks[b].text.len()]
+                        };
+                        // Strings compared where numbers were meant ("10" < "9").
+                        if binary
+                            && matches!(tk.text, "<" | ">" | "<=" | ">=")
+                            && (js || l == Lang::Python)
+                            && let (Some(a), Some(b)) = (left, right)
+                        {
+                            let conv = if js { "Number" } else { "int" };
+                            let to = format!(
+                                "{conv}({}) {} {conv}({})",
+                                text_of(a),
+                                tk.text,
+                                text_of(b)
+                            );
+                            let from = toks[a.0].at;
+                            add(2, from, toks[b.1].at + toks[b.1].text.len() - from, to);
+                        }
+                        // A division rounding down where it should round up.
+                        let divisor = right.or_else(|| {
+                            toks.get(ti + 1)
+                                .filter(|t| t.kind == Kind::Number)
+                                .map(|_| (ti + 1, ti + 1))
+                        });
+                        if binary && let (Some(a), Some(r)) = (left, divisor) {
+                            let d = text_of(r);
+                            let end = toks[r.1].at + toks[r.1].text.len();
+                            let from = toks[a.0].at;
+                            let to = match (l, tk.text) {
+                                (Lang::Rust, "/") => Some(format!("{}.div_ceil({d})", text_of(a))),
+                                (Lang::Python, "//") => Some(format!("-(-{} // {d})", text_of(a))),
+                                _ => None,
+                            };
+                            if let Some(to) = to {
+                                add(3, from, end - from, to);
+                            }
                         }
                         // A negation dropped: a prefix `!` (not a macro's, not `!=`).
                         let prefix = ti == 0
@@ -747,6 +816,10 @@ pub(crate) fn mutants(root: &Utf8Path, sites: &[Site], limit: usize) -> Vec<Muta
                         "min" | "max" if toks.get(ti + 1).is_some_and(|n| n.text == "(") => {
                             let to = if tk.text == "min" { "max" } else { "min" };
                             add(4, tk.at, 3, to.into());
+                        }
+                        "floor" | "ceil" if toks.get(ti + 1).is_some_and(|n| n.text == "(") => {
+                            let to = if tk.text == "floor" { "ceil" } else { "floor" };
+                            add(3, tk.at, tk.text.len(), to.into());
                         }
                         // A condition the wrong way round: `not` dropped.
                         "not"
@@ -845,6 +918,240 @@ fn right_operand(toks: &[Tok<'_>], op: usize) -> Option<usize> {
         .get(o + 1)
         .is_some_and(|n| matches!(n.text, "(" | "[" | "." | "::"));
     (t.kind == Kind::Name && !call && !KEYWORDS.contains(&t.text)).then_some(o)
+}
+
+/// Whether the token is a name an operand may start with: not a keyword, or `self`/`this`.
+fn operand_name(t: &Tok<'_>) -> bool {
+    t.kind == Kind::Name && (!KEYWORDS.contains(&t.text) || matches!(t.text, "self" | "this"))
+}
+
+/// The tokens (first, last) of the operand right before the operator at `op`: a name with its
+/// `.field` and `[index]` suffixes (`left[i]`, `self.a.b`), not a call.
+fn left_span(toks: &[Tok<'_>], op: usize) -> Option<(usize, usize)> {
+    let last = op.checked_sub(1)?;
+    let mut k = last;
+    loop {
+        if toks[k].text == "]" {
+            let mut depth = 0i32;
+            let mut j = k;
+            loop {
+                match toks[j].text {
+                    "]" => depth += 1,
+                    "[" => depth -= 1,
+                    _ => {}
+                }
+                if depth == 0 {
+                    break;
+                }
+                j = j.checked_sub(1)?;
+            }
+            k = j.checked_sub(1)?;
+            continue;
+        }
+        if !operand_name(&toks[k]) {
+            return None;
+        }
+        if k >= 2 && toks[k - 1].text == "." {
+            k -= 2;
+            continue;
+        }
+        return Some((k, last));
+    }
+}
+
+/// The tokens (first, last) of the operand right after the operator at `op`: a name with its
+/// `.field` and `[index]` suffixes, not a call.
+fn right_span(toks: &[Tok<'_>], op: usize) -> Option<(usize, usize)> {
+    let first = op + 1;
+    if !operand_name(toks.get(first)?) {
+        return None;
+    }
+    let mut k = first;
+    loop {
+        match toks.get(k + 1).map(|t| t.text) {
+            Some(".") if toks.get(k + 2).is_some_and(|t| t.kind == Kind::Name) => k += 2,
+            Some("[") => {
+                let mut depth = 0i32;
+                let mut j = k + 1;
+                loop {
+                    match toks.get(j)?.text {
+                        "[" => depth += 1,
+                        "]" => depth -= 1,
+                        _ => {}
+                    }
+                    if depth == 0 {
+                        break;
+                    }
+                    j += 1;
+                }
+                k = j;
+            }
+            Some("(" | "::" | "!") => return None,
+            _ => return Some((first, k)),
+        }
+    }
+}
+
+/// The names a body sets to a boolean literal (`let mut escaped = false;`, `seen = True`):
+/// the state flags a condition may be missing.
+fn flags_of(body: &[&str], lang: Lang) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in body {
+        let toks = lex(line, lang);
+        for k in 0..toks.len().saturating_sub(2) {
+            if toks[k].kind == Kind::Name
+                && !KEYWORDS.contains(&toks[k].text)
+                && (k == 0 || toks[k - 1].text != ".")
+                && toks[k + 1].text == "="
+                && matches!(toks[k + 2].text, "true" | "false" | "True" | "False")
+                && !out.iter().any(|o| o == toks[k].text)
+            {
+                out.push(toks[k].text.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// A condition missing a guard by one of the definition's `flags`: an `if`'s (`elif`'s,
+/// `else if`'s) condition with `&& !flag` then `&& flag` (`and not flag`, `and flag`) added,
+/// parenthesised when it holds an `||`/`or`; as (byte, length, replacement) edits of `line`.
+fn guards(
+    line: &str,
+    toks: &[Tok<'_>],
+    lang: Lang,
+    flags: &[String],
+) -> Vec<(usize, usize, String)> {
+    let Some(i) = toks
+        .iter()
+        .take(3)
+        .position(|t| matches!(t.text, "if" | "elif"))
+    else {
+        return Vec::new();
+    };
+    if toks[..i].iter().any(|t| !matches!(t.text, "}" | "else")) || flags.is_empty() {
+        return Vec::new();
+    }
+    // The condition's tokens, first to last.
+    let (a, b) = match lang {
+        Lang::Python => {
+            let mut depth = 0i32;
+            let Some(colon) = toks.iter().enumerate().skip(i + 1).find_map(|(k, t)| {
+                match t.text {
+                    "(" | "[" | "{" => depth += 1,
+                    ")" | "]" | "}" => depth -= 1,
+                    ":" if depth == 0 => return Some(k),
+                    _ => {}
+                }
+                None
+            }) else {
+                return Vec::new();
+            };
+            (i + 1, colon.saturating_sub(1))
+        }
+        _ if toks.get(i + 1).is_some_and(|t| t.text == "(") => {
+            let mut depth = 0i32;
+            let Some(close) = toks.iter().enumerate().skip(i + 1).find_map(|(k, t)| {
+                match t.text {
+                    "(" => depth += 1,
+                    ")" => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(k);
+                        }
+                    }
+                    _ => {}
+                }
+                None
+            }) else {
+                return Vec::new();
+            };
+            (i + 2, close.saturating_sub(1))
+        }
+        _ if toks.last().is_some_and(|t| t.text == "{") => (i + 1, toks.len().saturating_sub(2)),
+        _ => return Vec::new(),
+    };
+    if b < a || toks[a].text == "let" {
+        return Vec::new();
+    }
+    let cond = &toks[a..=b];
+    let start = toks[a].at;
+    let end = toks[b].at + toks[b].text.len();
+    let text = &line[start..end];
+    let either = cond.iter().any(|t| matches!(t.text, "||" | "or"));
+    let mut out = Vec::new();
+    for flag in flags {
+        if cond.iter().any(|t| t.text == flag) {
+            continue;
+        }
+        let (neg, and) = if lang == Lang::Python {
+            ("not ", "and")
+        } else {
+            ("!", "&&")
+        };
+        for not in [neg, ""] {
+            let to = if either {
+                format!("({text}) {and} {not}{flag}")
+            } else {
+                format!("{text} {and} {not}{flag}")
+            };
+            out.push((start, end - start, to));
+        }
+    }
+    out
+}
+
+/// Parts cut out of text kept as strings where numbers were meant: a value returned or
+/// assigned that ends in a `.slice(…)`, `.split(…)`, `.match(…)` or `.groups()` call gets
+/// `.map(Number)` (JavaScript) or becomes `list(map(int, …))` (Python); as a (byte, length,
+/// replacement) edit of `line`.
+fn as_numbers(line: &str, toks: &[Tok<'_>], js: bool) -> Option<(usize, usize, String)> {
+    let last = toks
+        .len()
+        .checked_sub(1 + usize::from(toks.last()?.text == ";"))?;
+    if toks[last].text != ")" {
+        return None;
+    }
+    let mut depth = 0i32;
+    let mut open = last;
+    loop {
+        match toks[open].text {
+            ")" => depth += 1,
+            "(" => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            break;
+        }
+        open = open.checked_sub(1)?;
+    }
+    let name = open.checked_sub(1)?;
+    if !matches!(toks[name].text, "slice" | "split" | "match" | "groups")
+        || name == 0
+        || toks[name - 1].text != "."
+    {
+        return None;
+    }
+    // The value: after `return` or the (first) `=`.
+    let value = toks
+        .iter()
+        .position(|t| t.text == "=")
+        .or_else(|| (toks[0].text == "return").then_some(0))?
+        + 1;
+    if value > name {
+        return None;
+    }
+    let end = toks[last].at + 1;
+    if js {
+        Some((end, 0, ".map(Number)".to_owned()))
+    } else {
+        let start = toks[value].at;
+        Some((
+            start,
+            end - start,
+            format!("list(map(int, {}))", &line[start..end]),
+        ))
+    }
 }
 
 /// The fields the file uses: names right after `self.` or `this.` that are not called.
@@ -1107,6 +1414,156 @@ mod tests {
                 .any(|t| t.contains("a in (1,)") && !t.contains("not in")),
             "{py:?}"
         );
+    }
+
+    #[test]
+    fn a_condition_gains_a_guard_by_the_definitions_flag() {
+        let rs = "fn string(&mut self) -> Option<String> {\n    let mut out = String::new();\n    let mut escaped = false;\n    while let Some(c) = self.bump() {\n        if c == '\"' {\n            return Some(out);\n        }\n        if escaped {\n            escaped = false;\n        } else if c == '\\\\' || c == '/' {\n            escaped = true;\n        }\n    }\n    None\n}\n";
+        let py = "def read(text):\n    quoted = False\n    for c in text:\n        if c == ',': continue\n        elif c == '\"':\n            quoted = not quoted\n";
+        let js = "function scan(s) {\n  let done = false;\n  for (const c of s) {\n    if (c === 'x' || c === 'y') return c;\n    if (c === 'z') done = true;\n  }\n}\n";
+        let dir = project(&[("m.rs", rs), ("m.py", py), ("m.js", js)]);
+        let root = root_of(&dir);
+        let site = |path: &str, end: usize| Site {
+            path: path.to_owned(),
+            name: "f".to_owned(),
+            start: 0,
+            end,
+        };
+        let tos = |s: Site| -> Vec<String> {
+            mutants(root, &[s], 500).into_iter().map(|m| m.to).collect()
+        };
+        let rs = tos(site("m.rs", 14));
+        assert!(
+            rs.contains(&"if c == '\"' && !escaped {".to_owned()),
+            "{rs:?}"
+        );
+        assert!(
+            rs.contains(&"if c == '\"' && escaped {".to_owned()),
+            "{rs:?}"
+        );
+        assert!(
+            rs.contains(&"} else if (c == '\\\\' || c == '/') && !escaped {".to_owned()),
+            "{rs:?}"
+        );
+        // A condition that already reads the flag, and a `while let`, gain nothing.
+        assert!(
+            !rs.iter().any(|t| t.contains("escaped && !escaped")),
+            "{rs:?}"
+        );
+        assert!(
+            !rs.iter()
+                .any(|t| t.starts_with("while") && t.contains("&&")),
+            "{rs:?}"
+        );
+        let py = tos(site("m.py", 6));
+        assert!(
+            py.contains(&"if c == ',' and not quoted: continue".to_owned()),
+            "{py:?}"
+        );
+        assert!(
+            py.contains(&"elif c == '\"' and quoted:".to_owned()),
+            "{py:?}"
+        );
+        let js = tos(site("m.js", 6));
+        assert!(
+            js.contains(&"if ((c === 'x' || c === 'y') && !done) return c;".to_owned()),
+            "{js:?}"
+        );
+        assert!(
+            js.contains(&"if (c === 'z' && !done) done = true;".to_owned()),
+            "{js:?}"
+        );
+    }
+
+    #[test]
+    fn strings_compared_or_cut_out_as_numbers_and_divisions_rounded_up() {
+        let js = "function cmp(left, right, i) {\n  return left[i] < right[i] ? -1 : 1;\n}\n\nfunction pages(n, size) {\n  return Math.floor(n / size);\n}\n";
+        let rs = "pub fn page_count(total: usize, per_page: usize) -> usize {\n    (total / per_page).max(1)\n}\n";
+        let py = "def pages(n, size):\n    return max(n // size, 1) if self.a.b >= 2 else 0\n";
+        let go = "func less(a, b []string) bool {\n\treturn a[0] < b[0]\n}\n";
+        let parts_js = "function parse(s, match) {\n  const p = s.split('.');\n  return match.slice(1, 4);\n}\n";
+        let parts_py = "def parse(m):\n    return m.group(1).split('.')\n";
+        let dir = project(&[
+            ("m.js", js),
+            ("m.rs", rs),
+            ("m.py", py),
+            ("m.go", go),
+            ("p.js", parts_js),
+            ("p.py", parts_py),
+        ]);
+        let root = root_of(&dir);
+        let site = |path: &str, start: usize, end: usize| Site {
+            path: path.to_owned(),
+            name: "f".to_owned(),
+            start,
+            end,
+        };
+        let tos = |s: Site| -> Vec<String> {
+            mutants(root, &[s], 500).into_iter().map(|m| m.to).collect()
+        };
+        let cmp = tos(site("m.js", 0, 2));
+        assert!(
+            cmp.contains(&"return Number(left[i]) < Number(right[i]) ? -1 : 1;".to_owned()),
+            "{cmp:?}"
+        );
+        let parts = tos(site("p.js", 0, 3));
+        assert!(
+            parts.contains(&"return match.slice(1, 4).map(Number);".to_owned()),
+            "{parts:?}"
+        );
+        assert!(
+            parts.contains(&"const p = s.split('.').map(Number);".to_owned()),
+            "{parts:?}"
+        );
+        let py_parts = tos(site("p.py", 0, 2));
+        assert!(
+            py_parts.contains(&"return list(map(int, m.group(1).split('.')))".to_owned()),
+            "{py_parts:?}"
+        );
+        let pages = tos(site("m.js", 4, 6));
+        assert!(
+            pages.contains(&"return Math.ceil(n / size);".to_owned()),
+            "{pages:?}"
+        );
+        let rs = tos(site("m.rs", 0, 2));
+        assert!(
+            rs.contains(&"(total.div_ceil(per_page)).max(1)".to_owned()),
+            "{rs:?}"
+        );
+        let py = tos(site("m.py", 0, 2));
+        assert!(
+            py.contains(&"return max(-(-n // size), 1) if self.a.b >= 2 else 0".to_owned()),
+            "{py:?}"
+        );
+        assert!(
+            !py.iter().any(|t| t.contains("int(")),
+            "a number is no operand to convert: {py:?}"
+        );
+        // Go compares strings by value on purpose: no conversion there.
+        let go = tos(site("m.go", 0, 2));
+        assert!(
+            !go.iter().any(|t| t.contains('(') && t.contains("a[0]) <")),
+            "{go:?}"
+        );
+    }
+
+    #[test]
+    fn what_the_tests_reach_through_their_helpers_and_several_calls_is_a_site() {
+        let js = "function tokenize(s) {\n  return next(s);\n}\n\nfunction next(s) {\n  return quoted(s);\n}\n\nfunction quoted(s) {\n  return s.length > 1;\n}\n\nmodule.exports = { tokenize };\n";
+        let test = "const test = require('node:test');\nconst { tokenize } = require('./lex.js');\n\nfunction kinds(s) {\n  return tokenize(s).map((t) => t.kind);\n}\n\ntest('reads a string', () => {\n  kinds('x');\n});\n";
+        let dir = project(&[("lex.js", js), ("lex.test.js", test)]);
+        let root = root_of(&dir);
+        let users = users_in(root);
+        let found = sites(
+            root,
+            "strings are cut short",
+            &["reads a string".to_owned()],
+            &[],
+            &users,
+            &is_test,
+        );
+        let names: Vec<&str> = found.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["tokenize", "next", "quoted"]);
     }
 
     #[test]
