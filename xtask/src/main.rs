@@ -161,17 +161,20 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
 /// Recorded runs (bench/replay) and the tasks in each whose real answers papayu's readings turn
 /// into a verified fix: a fragment placed, parts (D65), a rename completed (D74), a module moved
 /// (D76), definitions moved (D78), a new method added alone (D79), papayu's own one-token edit
-/// after the model's first answer (D81: py-03, rs-04).
+/// after the model's first answer (D81: py-03, rs-04; D82: rs-02's division rounded up, rs-05's
+/// condition guarded by its flag, js-01's parts read as numbers).
 const REPLAY_GUARD: &[(&str, &[&str])] = &[
     ("s12f", &["js-01", "js-02"]),
-    ("s12i", &["py-03"]),
+    ("s12i", &["py-03", "rs-02"]),
     ("s13a", &["py-04", "rs-04"]),
     ("s14a", &["js-07"]),
     ("s14c", &["py-11"]),
     ("s15a", &["py-12"]),
     ("s15b", &["js-12"]),
     ("s16a", &["rs-07"]),
+    ("s15c", &["rs-05"]),
     ("s16b", &["rs-12"]),
+    ("s17c", &["js-01"]),
 ];
 
 /// The single CI entry point: fmt, schema drift, the web UI (its committed bundle against a
