@@ -12,14 +12,15 @@
 //! neighbours (`<` into `<=` and `>`, `==` into `!=`, …), `+=`/`-=` and `*=`/`/=` swapped, the
 //! target of a compound assignment or an operand of a comparison or of arithmetic replaced by
 //! another name of its kind (a field `self.a`/`this.a` by another field the file uses, a plain
-//! name by another the definition uses), text compared or cut out where numbers were meant
-//! (`Number(a[i]) < Number(b[i])`, `int(…)`; `.slice(…)`/`.split(…)` → `….map(Number)`,
-//! `list(map(int, …))`), `+`/`-` and `*`/`/` swapped, a division rounded up (`a.div_ceil(b)`,
-//! `-(-a // b)`, `floor` ↔ `ceil`), `and`/`or`, `&&`/`||`, `min`/`max`, a negation (`not`, a
-//! prefix `!`) dropped, a condition guarded by a flag the definition sets (`if c == '"' &&
-//! !escaped`), `true`/`false`, and an integer one up or down — in that order across all
-//! definitions, the definitions in the order above. The definitions a test reaches are found
-//! through the tests' own helpers (`kinds(text)` → `tokenize(text)`) and through calls,
+//! name by another the definition uses), `+`/`-` and `*`/`/` swapped, `and`/`or`, `&&`/`||`,
+//! `min`/`max`, a negation (`not`, a prefix `!`) dropped, `true`/`false`, an integer one up or
+//! down — in that order across all definitions, the definitions in the order above (D81); then
+//! (D82) text compared or cut out where numbers were meant (`Number(a[i]) < Number(b[i])`,
+//! `int(…)`; `.slice(…)`/`.split(…)` → `….map(Number)`, `list(map(int, …))`), a division
+//! rounded up (`a.div_ceil(b)`, `-(-a // b)`, `floor` ↔ `ceil`), and a condition guarded by a
+//! flag the definition sets (`if c == '"' && !escaped`). The edits of lines the model's rejected
+//! changes touched come before all others, in the same order. The definitions a test reaches are
+//! found through the tests' own helpers (`kinds(text)` → `tokenize(text)`) and through calls,
 //! breadth first.
 
 use std::collections::BTreeSet;
@@ -181,6 +182,8 @@ pub(crate) struct Site {
     start: usize,
     /// 0-based end (exclusive) of its block.
     end: usize,
+    /// 1-based lines of it the model's rejected changes touched: its edits there come first.
+    touched: Vec<usize>,
 }
 
 /// One one-token edit of a definition's body.
@@ -268,6 +271,7 @@ pub(crate) fn sites(
                         name: name.to_owned(),
                         start: i,
                         end,
+                        touched: Vec::new(),
                     });
                 }
             }
@@ -325,6 +329,13 @@ pub(crate) fn sites(
         }
     }
     out.truncate(MAX_SITES);
+    for s in &mut out {
+        s.touched = touched
+            .iter()
+            .filter(|(p, l)| *p == s.path && *l > s.start && *l <= s.end)
+            .map(|(_, l)| *l)
+            .collect();
+    }
     out
 }
 
@@ -442,6 +453,7 @@ fn enclosing(
                 name: name.to_owned(),
                 start: i,
                 end,
+                touched: Vec::new(),
             });
         }
     }
@@ -659,7 +671,9 @@ fn comparisons(op: &str) -> &'static [&'static str] {
 /// The mutants of `sites`, in the order of the module docs, without repeats, at most `limit`.
 pub(crate) fn mutants(root: &Utf8Path, sites: &[Site], limit: usize) -> Vec<Mutant> {
     // (class, site, line, replacement); classes: 0 comparisons, 1 compound assignments and
-    // their targets, 2 operands, 3 arithmetic, 4 logic and min/max, 5 numbers.
+    // their targets, 2 operands, 3 arithmetic, 4 logic and min/max, 5 numbers (D81); then 6
+    // text read as numbers, 7 divisions rounded up, 8 guards (D82: after all of D81's, whose
+    // order, and so what the limit leaves tried, they do not change).
     let mut edits: Vec<(u8, usize, usize, usize, usize, String)> = Vec::new();
     let mut texts: Vec<Option<String>> = Vec::new();
     for (si, s) in sites.iter().enumerate() {
@@ -696,12 +710,12 @@ pub(crate) fn mutants(root: &Utf8Path, sites: &[Site], limit: usize) -> Vec<Muta
             }
             let toks = lex(line, l);
             for (at, len, to) in guards(line, &toks, l, &flags) {
-                edits.push((4, si, n, at, len, to));
+                edits.push((8, si, n, at, len, to));
             }
             if (js || l == Lang::Python)
                 && let Some((at, len, to)) = as_numbers(line, &toks, js)
             {
-                edits.push((2, si, n, at, len, to));
+                edits.push((6, si, n, at, len, to));
             }
             for (ti, tk) in toks.iter().enumerate() {
                 let mut add = |class: u8, at: usize, len: usize, to: String| {
@@ -750,7 +764,7 @@ pub(crate) fn mutants(root: &Utf8Path, sites: &[Site], limit: usize) -> Vec<Muta
                                 text_of(b)
                             );
                             let from = toks[a.0].at;
-                            add(2, from, toks[b.1].at + toks[b.1].text.len() - from, to);
+                            add(6, from, toks[b.1].at + toks[b.1].text.len() - from, to);
                         }
                         // A division rounding down where it should round up.
                         let divisor = right.or_else(|| {
@@ -768,7 +782,7 @@ pub(crate) fn mutants(root: &Utf8Path, sites: &[Site], limit: usize) -> Vec<Muta
                                 _ => None,
                             };
                             if let Some(to) = to {
-                                add(3, from, end - from, to);
+                                add(7, from, end - from, to);
                             }
                         }
                         // A negation dropped: a prefix `!` (not a macro's, not `!=`).
@@ -819,7 +833,7 @@ pub(crate) fn mutants(root: &Utf8Path, sites: &[Site], limit: usize) -> Vec<Muta
                         }
                         "floor" | "ceil" if toks.get(ti + 1).is_some_and(|n| n.text == "(") => {
                             let to = if tk.text == "floor" { "ceil" } else { "floor" };
-                            add(3, tk.at, tk.text.len(), to.into());
+                            add(7, tk.at, tk.text.len(), to.into());
                         }
                         // A condition the wrong way round: `not` dropped.
                         "not"
@@ -853,7 +867,13 @@ pub(crate) fn mutants(root: &Utf8Path, sites: &[Site], limit: usize) -> Vec<Muta
         }
         texts.push(Some(text));
     }
-    edits.sort_by_key(|e| (e.0, e.1, e.2));
+    // Lines the model's rejected changes touched first: it found the place, if not the token.
+    edits.sort_by_key(|e| {
+        let cold = sites
+            .get(e.1)
+            .is_none_or(|s| !s.touched.contains(&(e.2 + 1)));
+        (cold, e.0, e.1, e.2)
+    });
     let mut out: Vec<Mutant> = Vec::new();
     let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
     for (_, si, n, at, len, to) in edits {
@@ -1382,6 +1402,7 @@ mod tests {
             name: "ok".to_owned(),
             start: 0,
             end,
+            touched: Vec::new(),
         };
         let tos = |s: Site| -> Vec<String> {
             mutants(root, &[s], 500).into_iter().map(|m| m.to).collect()
@@ -1417,6 +1438,33 @@ mod tests {
     }
 
     #[test]
+    fn the_lines_a_rejected_change_touched_are_edited_first() {
+        let dir = project(&[("roman.py", ROMAN), ("test_roman.py", ROMAN_TEST)]);
+        let root = root_of(&dir);
+        let users = users_in(root);
+        let touched = [("roman.py".to_owned(), 15), ("other.py".to_owned(), 15)];
+        let found = sites(
+            root,
+            "",
+            &["test_subtractive".to_owned()],
+            &touched,
+            &users,
+            &is_test,
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].touched, [15]);
+        let all = mutants(root, &found, 500);
+        // Line 15 (`total += value`) before the comparisons of lines 11 and 12.
+        assert_eq!((all[0].line, all[0].to.as_str()), (15, "total -= value"));
+        assert!(
+            all.iter()
+                .skip_while(|m| m.line == 15)
+                .all(|m| m.line != 15)
+        );
+        assert_eq!(all.iter().find(|m| m.line != 15).map(|m| m.line), Some(11));
+    }
+
+    #[test]
     fn a_condition_gains_a_guard_by_the_definitions_flag() {
         let rs = "fn string(&mut self) -> Option<String> {\n    let mut out = String::new();\n    let mut escaped = false;\n    while let Some(c) = self.bump() {\n        if c == '\"' {\n            return Some(out);\n        }\n        if escaped {\n            escaped = false;\n        } else if c == '\\\\' || c == '/' {\n            escaped = true;\n        }\n    }\n    None\n}\n";
         let py = "def read(text):\n    quoted = False\n    for c in text:\n        if c == ',': continue\n        elif c == '\"':\n            quoted = not quoted\n";
@@ -1428,6 +1476,7 @@ mod tests {
             name: "f".to_owned(),
             start: 0,
             end,
+            touched: Vec::new(),
         };
         let tos = |s: Site| -> Vec<String> {
             mutants(root, &[s], 500).into_iter().map(|m| m.to).collect()
@@ -1497,6 +1546,7 @@ mod tests {
             name: "f".to_owned(),
             start,
             end,
+            touched: Vec::new(),
         };
         let tos = |s: Site| -> Vec<String> {
             mutants(root, &[s], 500).into_iter().map(|m| m.to).collect()
@@ -1643,7 +1693,7 @@ mod tests {
                 let text = format!("{head}\n{}\n{}\n", lines.join("\n"), if which == 1 { "}" } else { "" });
                 let dir = project(&[(path, &text)]);
                 let root = camino::Utf8Path::from_path(dir.path()).expect("utf-8");
-                let site = Site { path: path.to_owned(), name: "f".to_owned(), start: 0, end: lines.len() + 1 };
+                let site = Site { path: path.to_owned(), name: "f".to_owned(), start: 0, end: lines.len() + 1, touched: Vec::new() };
                 for m in mutants(root, &[site], 200) {
                     let doc: serde_json::Value = serde_json::from_str(&m.document).expect("json");
                     let new = doc["actions"][0]["content"].as_str().expect("content");
