@@ -73,7 +73,7 @@ struct TaskResult {
 /// How one attempt of papayu's `--json` report ended (see [`TaskResult::endings`]).
 /// A part of a rejected change tried alone (D65) ends as `part_` and the same word, the change
 /// with a rename it began completed (D74) as `renamed_`, a move it began carried out (D78) as
-/// `moved_`, its new definitions added alone (D79) as `added_`, papayu's own one-token edit
+/// `moved_`, its new definitions added alone (D79) as `added_`, papayu's own small edit
 /// (D81) as `mutant_`.
 fn ending(attempt: &Value) -> String {
     let part = if attempt["part"].is_object() {

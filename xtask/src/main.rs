@@ -160,7 +160,7 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
 
 /// Recorded runs (bench/replay) and the tasks in each whose real answers papayu's readings turn
 /// into a verified fix: a fragment placed, parts (D65), a rename completed (D74), a module moved
-/// (D76), definitions moved (D78), a new method added alone (D79), papayu's own one-token edit
+/// (D76), definitions moved (D78), a new method added alone (D79), papayu's own small edit
 /// after the model's first answer (D81: py-03, rs-04; D82: rs-02's division rounded up, rs-05's
 /// condition guarded by its flag, js-01's parts read as numbers).
 const REPLAY_GUARD: &[(&str, &[&str])] = &[

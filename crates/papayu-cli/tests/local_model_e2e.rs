@@ -171,7 +171,7 @@ fn run_yes_against_the_local_model_is_safe_whatever_it_answers() {
     let sentinel_before = tree(&sentinel);
 
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_papayu"));
-    // The model's answers are what this test is about: papayu's own one-token edits (D81),
+    // The model's answers are what this test is about: papayu's own small edits (D81),
     // which fix this calculator after the first attempt, are off.
     cmd.args([
         "-v",

@@ -2,7 +2,7 @@
 //! finds the function a bug is in and then copies it unchanged, or rewrites the wrong line; the
 //! commonest bugs of that kind are one token wrong — a comparison the wrong way round, `+` for
 //! `-`, one variable or field for another, a number off by one. When the model's first attempt
-//! did not verify, papayu tries such one-token edits ("mutants") of the definitions the goal
+//! did not verify, papayu tries such small edits ("mutants") of the definitions the goal
 //! names, that the model's rejected changes touched, and that the failing tests call (then what
 //! those call), each tested as its own transaction, and keeps one only when the project's tests
 //! verify it, like any change. This room finds the definitions and writes the mutants; it reads
@@ -186,7 +186,7 @@ pub(crate) struct Site {
     touched: Vec<usize>,
 }
 
-/// One one-token edit of a definition's body.
+/// One small edit of one line of a definition's body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Mutant {
     /// The file.

@@ -46,7 +46,7 @@ pub const DEFAULT_PARTS: u32 = 3;
 /// first attempt did not verify (see [`SolveOptions::mutants`]).
 pub const DEFAULT_MUTANTS: u32 = 60;
 
-/// The least time the one-token edits of a goal may take together; a project whose tests take
+/// The least time the small edits of a goal may take together; a project whose tests take
 /// longer gets four of its test runs.
 const MUTANTS_TIME: Duration = Duration::from_secs(120);
 
@@ -86,7 +86,7 @@ pub struct SolveOptions {
     /// lines it changed by accident (D65).
     pub parts: u32,
     /// When the model's first change did not verify and tests the goal is about fail, at most
-    /// this many of papayu's own one-token edits of the code those tests exercise are tried,
+    /// this many of papayu's own small edits of the code those tests exercise are tried,
     /// each as its own tested transaction, within about two minutes or four test runs of the
     /// project (default [`DEFAULT_MUTANTS`]; 0: none; D81).
     pub mutants: u32,
@@ -155,7 +155,7 @@ impl SolveOptions {
         self
     }
 
-    /// Try at most `n` of papayu's own one-token edits (0: none; D81).
+    /// Try at most `n` of papayu's own small edits (0: none; D81).
     pub fn mutants(mut self, n: u32) -> Self {
         self.mutants = n;
         self
@@ -271,11 +271,11 @@ pub struct AttemptView {
     pub moved: Option<MovedView>,
     /// Set when this change is the draw's rejected change's new definitions, added alone (D79).
     pub added: Option<AddedView>,
-    /// Set when this change is papayu's own one-token edit, not the model's (D81).
+    /// Set when this change is papayu's own small edit, not the model's (D81).
     pub mutant: Option<MutantView>,
 }
 
-/// papayu's own one-token edit of the code the failing tests exercise (D81).
+/// papayu's own small edit of the code the failing tests exercise (D81).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MutantView {
     /// The file.
@@ -723,7 +723,7 @@ impl Agent {
             }
             let (number, draw) = turn.unwrap_or((options.attempts + 1, 1));
             // The model's first change the tests judged did not verify (or its first attempt
-            // ended without one): papayu's own one-token edits of the code the failing tests
+            // ended without one): papayu's own small edits of the code the failing tests
             // exercise, before the model is asked again (D81).
             if mutants_tried.is_none() && (judged_rejects > 0 || (number > 1 && draw == 1)) {
                 let trial = Trial {
@@ -1059,7 +1059,7 @@ impl Agent {
             }
         }
         let own = match mutants_tried {
-            Some(n) if n > 0 => format!(", nor {n} one-token edit(s) of papayu's own"),
+            Some(n) if n > 0 => format!(", nor {n} small edit(s) of papayu's own"),
             _ => String::new(),
         };
         report.reason = Some(format!(
@@ -1071,7 +1071,7 @@ impl Agent {
         Ok(self.finish_report(report))
     }
 
-    /// papayu's own one-token edits of the code the failing tests exercise (D81,
+    /// papayu's own small edits of the code the failing tests exercise (D81,
     /// [`super::mutants`]), each tried as a transaction whose check is the tests: kept when the
     /// tests verify it and fix at least one failing test the goal is about (after `confirm`,
     /// when given, saw it: then it is tried, rolled back, shown and applied again). Nothing is

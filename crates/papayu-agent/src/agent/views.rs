@@ -163,7 +163,7 @@ pub enum Progress {
         /// The file the edit was moved to.
         to: String,
     },
-    /// The model's first change did not verify: papayu tries `count` one-token edits of its
+    /// The model's first change did not verify: papayu tries `count` small edits of its
     /// own in `names`, the definitions the failing tests exercise (D81), each tested and rolled
     /// back unless it verifies.
     Mutants {

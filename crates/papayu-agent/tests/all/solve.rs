@@ -58,7 +58,7 @@ fn breaks_mean() -> Value {
     })
 }
 
-/// The tests below are about the model's attempts: papayu's own one-token edits (D81), which
+/// The tests below are about the model's attempts: papayu's own small edits (D81), which
 /// would fix this calculator (`-` into `+`) right after the first attempt, are off in them and
 /// have tests of their own at the end.
 fn model_only() -> SolveOptions {

@@ -46,7 +46,7 @@ pub struct Args {
     /// Smaller sets of a rejected change's hunks tried at most (default: as `papayu run`).
     #[arg(long, value_name = "N", default_value_t = papayu_agent::DEFAULT_PARTS)]
     pub parts: u32,
-    /// papayu's own one-token edits tried at most (default: as `papayu run`).
+    /// papayu's own small edits tried at most (default: as `papayu run`).
     #[arg(long, value_name = "N", default_value_t = papayu_agent::DEFAULT_MUTANTS)]
     pub mutants: u32,
 }

@@ -46,7 +46,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_PARTS)]
     pub parts: u32,
     /// When the model's first change did not verify and the goal's tests fail, try at most
-    /// this many of papayu's own one-token edits of the code those tests exercise (a comparison
+    /// this many of papayu's own small edits of the code those tests exercise (a comparison
     /// turned, `+` for `-`, one field for another, a number off by one), each tested on its own
     /// and kept only if it verifies (0: none).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MUTANTS)]

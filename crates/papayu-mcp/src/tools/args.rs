@@ -199,7 +199,7 @@ pub(crate) struct RunGoalArgs {
     #[serde(default)]
     pub confirm_deletes: bool,
     /// When the model's first change did not verify and the goal's tests fail, at most this many of
-    /// papayu's own one-token edits of the code those tests exercise are tried, each tested
+    /// papayu's own small edits of the code those tests exercise are tried, each tested
     /// (default 60; 0: none).
     #[serde(default)]
     #[schemars(range(min = 0, max = 500))]

@@ -188,7 +188,7 @@ impl McpTool {
                 "Hand a goal to papayu's verified fix loop (its own configured model): it runs the \
                  project's tests, asks for a change, applies it as a transaction whose check is \
                  those tests and keeps it only when they confirm it — else rolls it back and tries \
-                 again, up to attempts (after the first change, papayu's own one-token edits of the code \
+                 again, up to attempts (after the first change, papayu's own small edits of the code \
                  the failing tests exercise are tried too, each tested: mutants). Ends with a \
                  verified change (undo reverts it) or the project exactly as it was."
             }
