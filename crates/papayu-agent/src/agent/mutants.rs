@@ -23,7 +23,9 @@
 //! found through the tests' own helpers (`kinds(text)` → `tokenize(text)`) and through calls,
 //! breadth first.
 
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use camino::Utf8Path;
 use serde_json::json;
@@ -251,13 +253,22 @@ pub(crate) fn sites(
             out.push(s);
         }
     };
+    // Each file is read once however many names lead to it.
+    let files: RefCell<BTreeMap<String, Option<Rc<str>>>> = RefCell::new(BTreeMap::new());
+    let text_of = |path: &str| -> Option<Rc<str>> {
+        files
+            .borrow_mut()
+            .entry(path.to_owned())
+            .or_insert_with(|| read(root, path).map(Rc::from))
+            .clone()
+    };
     let defs = |name: &str| -> Vec<Site> {
         let mut found = Vec::new();
         for path in users(name) {
             if lang(&path).is_none() {
                 continue;
             }
-            let Some(text) = read(root, &path) else {
+            let Some(text) = text_of(&path) else {
                 continue;
             };
             let lines: Vec<&str> = text.lines().collect();
@@ -313,7 +324,7 @@ pub(crate) fn sites(
     while k < out.len() && out.len() < MAX_SITES {
         let s = out[k].clone();
         k += 1;
-        let Some(text) = read(root, &s.path) else {
+        let Some(text) = text_of(&s.path) else {
             continue;
         };
         let body: String = text
