@@ -785,9 +785,16 @@ impl Agent {
                 }
                 break answer.map(|p| (p, sampling));
             };
+            // An answer the model spoiled (cut off at the token cap, or its repair round did not
+            // fit the context window) after it had answered before: this answer failed, not the
+            // provider; the attempt ends like a rejected one.
+            let spoiled = |e: &AgentError| {
+                matches!(e, AgentError::Llm(l) if l.code() == ErrorCode::LlmBadResponse)
+                    && report.attempts.iter().any(|a| a.error.is_none())
+            };
             let (preview, sampling) = match drawn {
                 Ok(p) => p,
-                Err(e @ AgentError::Rejected { .. }) => {
+                Err(e) if matches!(e, AgentError::Rejected { .. }) || spoiled(&e) => {
                     let f = Feedback::rejected(number, &e);
                     report.attempts.push(AttemptView {
                         number,

@@ -245,6 +245,40 @@ fn a_rejected_answer_costs_an_attempt_and_is_explained() {
 }
 
 #[test]
+fn a_spoiled_answer_after_a_real_one_costs_an_attempt_but_a_first_one_is_the_providers_error() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // Attempt 1 is judged, attempt 2's answer is spoiled, attempt 3 is right.
+    let p = calc_project();
+    let model = rt.block_on(Model::start(&[
+        wrong(),
+        Value::String(crate::support::SPOILED.to_owned()),
+        right(),
+    ]));
+    let report = solve(&p, &model, &model_only());
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.attempts.len(), 3);
+    let spoiled = report.attempts[1]
+        .error
+        .as_ref()
+        .expect("attempt 2's error");
+    assert_eq!(spoiled.code.as_str(), "ERR_LLM_BAD_RESPONSE");
+    // The very first answer spoiled: the provider may not work at all; the goal ends with its
+    // error and the project as it was.
+    let p = calc_project();
+    let before = tree(&p);
+    let model = rt.block_on(Model::start(&[
+        Value::String(crate::support::SPOILED.to_owned()),
+        right(),
+    ]));
+    let mut agent = p.agent(&model, &[]);
+    let err = rt
+        .block_on(agent.solve("fix add()", &model_only(), None, &no_progress))
+        .expect_err("the provider's error");
+    assert_eq!(err.code().as_str(), "ERR_LLM_BAD_RESPONSE");
+    assert_eq!(tree(&p), before);
+}
+
+#[test]
 fn without_a_test_command_the_change_is_applied_unverified() {
     let p = Project::new(&[("notes.md", b"# Notes\n")]);
     let rt = tokio::runtime::Runtime::new().unwrap();

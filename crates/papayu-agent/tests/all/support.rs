@@ -12,6 +12,9 @@ use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
+/// A scripted answer that is no answer: a 2xx whose body lacks `choices` (ERR_LLM_BAD_RESPONSE).
+pub const SPOILED: &str = "<spoiled answer>";
+
 pub const LIB_RS: &str = "pub fn answer() -> u32 {\n    41\n}\n";
 pub const LIB_PATCH: &str = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,3 +1,3 @@\n pub fn answer() -> u32 {\n-    41\n+    42\n }\n";
 pub const LIB_RS_42: &str = "pub fn answer() -> u32 {\n    42\n}\n";
@@ -25,6 +28,10 @@ impl Respond for Script {
     fn respond(&self, _: &Request) -> ResponseTemplate {
         let i = self.next.fetch_add(1, Ordering::SeqCst);
         match self.answers.get(i) {
+            // A 2xx without the envelope the API promises: the provider's BadResponse.
+            Some(a) if a == SPOILED => {
+                ResponseTemplate::new(200).set_body_json(json!({"unexpected": true}))
+            }
             Some(a) => ResponseTemplate::new(200).set_body_json(json!({
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": a}, "finish_reason": "stop"}],
                 "usage": {"prompt_tokens": 10, "completion_tokens": 5}
