@@ -560,6 +560,20 @@ fn mutated(m: &super::mutants::Mutant) -> Progress {
 }
 
 /// A preview's unified diffs, one after the other.
+/// The (path, 1-based old line) pairs a change's diffs touch.
+fn touched_by(preview: &ApplyPreview) -> Vec<(String, usize)> {
+    preview
+        .preview
+        .files
+        .iter()
+        .flat_map(|f| {
+            super::mutants::touched_lines(&f.diff)
+                .into_iter()
+                .map(|l| (f.path.clone(), l))
+        })
+        .collect()
+}
+
 fn diff_of(preview: &ApplyPreview) -> String {
     preview
         .preview
@@ -897,6 +911,10 @@ impl Agent {
                 attempt.feedback = Some(f.text.clone());
                 report.attempts.push(attempt);
                 feedback = Some(f);
+                // Judged without a test run, but judged: papayu's own edits may follow, where
+                // the change touched code (a Rust file's tests share it with the code).
+                judged_rejects += 1;
+                touched.extend(touched_by(&preview));
                 continue;
             }
             if let Some(confirm) = confirm
@@ -971,13 +989,7 @@ impl Agent {
                     let (sampling, tested) = (attempt.sampling, attempt.verdict.is_some());
                     if tested {
                         judged_rejects += 1;
-                        for f in &preview.preview.files {
-                            touched.extend(
-                                super::mutants::touched_lines(&f.diff)
-                                    .into_iter()
-                                    .map(|l| (f.path.clone(), l)),
-                            );
-                        }
+                        touched.extend(touched_by(&preview));
                     }
                     report.attempts.push(attempt);
                     feedback = Some(f);

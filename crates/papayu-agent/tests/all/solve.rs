@@ -1253,3 +1253,21 @@ fn papayus_own_edits_follow_the_first_judged_change_not_the_whole_attempt() {
     assert_eq!(report.attempts[1].number, 1);
     assert!(report.attempts[1].mutant.is_some());
 }
+
+#[test]
+fn a_change_rejected_for_editing_the_tests_is_judged_too_and_papayus_own_edits_follow_it() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[
+        edits_the_test(),
+        edits_the_test(),
+        edits_the_test(),
+    ]));
+    // Three draws: the edits come after the first, which the rule judged without a test run.
+    let report = solve(&p, &model, &SolveOptions::default().attempts(1).draws(3));
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.usage.model_calls, 1, "{report:#?}");
+    assert!(report.attempts[1].mutant.is_some());
+    assert_eq!(p.read("test_calc.py"), TEST);
+    assert!(p.read("calc.py").contains("return a + b"));
+}
