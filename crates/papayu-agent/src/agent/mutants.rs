@@ -19,7 +19,8 @@
 //! `int(…)`; `.slice(…)`/`.split(…)` → `….map(Number)`, `list(map(int, …))`), a division
 //! rounded up (`a.div_ceil(b)`, `-(-a // b)`, `floor` ↔ `ceil`), and a condition guarded by a
 //! flag the definition sets (`if c == '"' && !escaped`). The edits of lines the model's rejected
-//! changes touched come before all others, in the same order. The definitions a test reaches are
+//! changes touched come before all others, in the same order; within each of those two tiers,
+//! the edits that bring in a name the goal speaks of ("escaped quote" → `escaped`) first. The definitions a test reaches are
 //! found through the tests' own helpers (`kinds(text)` → `tokenize(text)`) and through calls,
 //! breadth first.
 
@@ -399,6 +400,51 @@ fn block_end(lines: &[&str], at: usize) -> Option<usize> {
     (end > at + 1).then_some(end)
 }
 
+/// Words common in any sentence, which name nothing in code.
+const PLAIN: &[&str] = &[
+    "the", "and", "for", "not", "but", "with", "when", "should", "that", "this", "from", "into",
+    "instead", "also", "make", "does", "doesn", "isn", "fails", "fail", "returns", "return",
+    "says", "gives", "give", "like", "than", "then", "only", "each", "every", "after", "before",
+];
+
+/// The words of `goal` (lower case, three letters or more, common words aside).
+fn goal_words(goal: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in goal.split(|c: char| !c.is_alphabetic()) {
+        let w = w.to_lowercase();
+        if w.chars().count() >= 3 && !PLAIN.contains(&w.as_str()) && !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// Whether identifier `name` (its `_`/camelCase parts) speaks of one of `words`: a part equal
+/// to one, or one a prefix of the other with four letters or more (`escape`, `escaped`).
+fn speaks_of(words: &[String], name: &str) -> bool {
+    let mut parts: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if (c == '_' || c.is_uppercase() && prev_lower) && !cur.is_empty() {
+            parts.push(std::mem::take(&mut cur));
+        }
+        if c != '_' {
+            cur.extend(c.to_lowercase());
+        }
+        prev_lower = c.is_lowercase();
+    }
+    if !cur.is_empty() {
+        parts.push(cur);
+    }
+    parts.iter().any(|p| {
+        words.iter().any(|w| {
+            let (short, long) = if p.len() <= w.len() { (p, w) } else { (w, p) };
+            p == w || short.len() >= 4 && long.starts_with(short.as_str())
+        })
+    })
+}
+
 /// Names `goal` writes as code: followed by `(`, holding `_`, in camelCase, in backticks, or
 /// either side of `::`.
 fn code_names(goal: &str) -> Vec<String> {
@@ -679,8 +725,9 @@ fn comparisons(op: &str) -> &'static [&'static str] {
     }
 }
 
-/// The mutants of `sites`, in the order of the module docs, without repeats, at most `limit`.
-pub(crate) fn mutants(root: &Utf8Path, sites: &[Site], limit: usize) -> Vec<Mutant> {
+/// The mutants of `sites`, in the order of the module docs, without repeats, at most `limit`;
+/// an edit that brings in a name the `goal` speaks of comes before the others of its tier.
+pub(crate) fn mutants(root: &Utf8Path, goal: &str, sites: &[Site], limit: usize) -> Vec<Mutant> {
     // (class, site, line, replacement); classes: 0 comparisons, 1 compound assignments and
     // their targets, 2 operands, 3 arithmetic, 4 logic and min/max, 5 numbers (D81); then 6
     // text read as numbers, 7 divisions rounded up, 8 guards (D82: after all of D81's, whose
@@ -879,11 +926,25 @@ pub(crate) fn mutants(root: &Utf8Path, sites: &[Site], limit: usize) -> Vec<Muta
         texts.push(Some(text));
     }
     // Lines the model's rejected changes touched first: it found the place, if not the token.
-    edits.sort_by_key(|e| {
+    // Within each, an edit that brings in a name the goal speaks of ("escaped quote" →
+    // `&& !escaped`).
+    let words = goal_words(goal);
+    let named = |e: &(u8, usize, usize, usize, usize, String)| {
+        let line = texts
+            .get(e.1)
+            .and_then(|t| t.as_deref())
+            .and_then(|t| t.lines().nth(e.2))
+            .unwrap_or_default();
+        let old = line.get(e.3..e.3 + e.4).unwrap_or_default();
+        e.5.split(|c: char| !is_word(c))
+            .filter(|w| !w.is_empty() && !old.contains(*w))
+            .any(|w| speaks_of(&words, w))
+    };
+    edits.sort_by_cached_key(|e| {
         let cold = sites
             .get(e.1)
             .is_none_or(|s| !s.touched.contains(&(e.2 + 1)));
-        (cold, e.0, e.1, e.2)
+        (cold, !named(e), e.0, e.1, e.2)
     });
     let mut out: Vec<Mutant> = Vec::new();
     let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
@@ -1303,7 +1364,7 @@ mod tests {
             (sites[0].path.as_str(), sites[0].name.as_str()),
             ("roman.py", "from_roman")
         );
-        let all = mutants(root, &sites, 500);
+        let all = mutants(root, "", &sites, 500);
         let fixed = all
             .iter()
             .find(|m| m.to == "if value < following:  # a > b here")
@@ -1330,7 +1391,7 @@ mod tests {
             "{tos:?}"
         );
         assert!(tos.contains(&"if value > total:  # a > b here"), "{tos:?}");
-        assert_eq!(mutants(root, &sites, 3).len(), 3);
+        assert_eq!(mutants(root, "", &sites, 3).len(), 3);
     }
 
     #[test]
@@ -1361,7 +1422,7 @@ mod tests {
             names,
             vec![("src/lib.rs", "cancel"), ("src/stock.rs", "release")]
         );
-        let all = mutants(root, &sites, 100);
+        let all = mutants(root, "", &sites, 100);
         let tos: Vec<&str> = all.iter().map(|m| m.to.as_str()).collect();
         assert_eq!(tos[..2], ["self.on_hand += qty;", "self.reserved -= qty;"]);
     }
@@ -1392,7 +1453,7 @@ mod tests {
             &is_test,
         );
         assert_eq!(by_lines[0].name, "multiply");
-        let all = mutants(root, &by_test, 200);
+        let all = mutants(root, "", &by_test, 200);
         assert!(
             all.iter()
                 .any(|m| m.to == "for (let k = 0; k < inner; k++) sum += a[0][k] * b[k][0];"),
@@ -1416,7 +1477,10 @@ mod tests {
             touched: Vec::new(),
         };
         let tos = |s: Site| -> Vec<String> {
-            mutants(root, &[s], 500).into_iter().map(|m| m.to).collect()
+            mutants(root, "", &[s], 500)
+                .into_iter()
+                .map(|m| m.to)
+                .collect()
         };
         let js = tos(site("m.js", 4));
         assert!(
@@ -1464,7 +1528,7 @@ mod tests {
         );
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].touched, [15]);
-        let all = mutants(root, &found, 500);
+        let all = mutants(root, "", &found, 500);
         // Line 15 (`total += value`) before the comparisons of lines 11 and 12.
         assert_eq!((all[0].line, all[0].to.as_str()), (15, "total -= value"));
         assert!(
@@ -1490,7 +1554,10 @@ mod tests {
             touched: Vec::new(),
         };
         let tos = |s: Site| -> Vec<String> {
-            mutants(root, &[s], 500).into_iter().map(|m| m.to).collect()
+            mutants(root, "", &[s], 500)
+                .into_iter()
+                .map(|m| m.to)
+                .collect()
         };
         let rs = tos(site("m.rs", 14));
         assert!(
@@ -1505,6 +1572,25 @@ mod tests {
             rs.contains(&"} else if (c == '\\\\' || c == '/') && !escaped {".to_owned()),
             "{rs:?}"
         );
+        // A goal that speaks of the flag puts the edits that bring it in first.
+        let first = mutants(
+            root,
+            "the lexer ends a string at an escaped quote",
+            &[site("m.rs", 14)],
+            500,
+        );
+        let guard = first
+            .iter()
+            .position(|m| m.to == "if c == '\"' && !escaped {")
+            .expect("the guard");
+        let plain = first
+            .iter()
+            .position(|m| !m.to.contains("escaped") || m.from.contains("escaped"))
+            .expect("an edit that brings in no goal word");
+        assert!(guard < plain, "{guard} {plain}");
+        assert!(speaks_of(&goal_words("a quoted field"), "isQuote"));
+        assert!(speaks_of(&goal_words("the page size"), "per_page"));
+        assert!(!speaks_of(&goal_words("should not fail"), "should_fail"));
         // A condition that already reads the flag, and a `while let`, gain nothing.
         assert!(
             !rs.iter().any(|t| t.contains("escaped && !escaped")),
@@ -1560,7 +1646,10 @@ mod tests {
             touched: Vec::new(),
         };
         let tos = |s: Site| -> Vec<String> {
-            mutants(root, &[s], 500).into_iter().map(|m| m.to).collect()
+            mutants(root, "", &[s], 500)
+                .into_iter()
+                .map(|m| m.to)
+                .collect()
         };
         let cmp = tos(site("m.js", 0, 2));
         assert!(
@@ -1705,7 +1794,7 @@ mod tests {
                 let dir = project(&[(path, &text)]);
                 let root = camino::Utf8Path::from_path(dir.path()).expect("utf-8");
                 let site = Site { path: path.to_owned(), name: "f".to_owned(), start: 0, end: lines.len() + 1, touched: Vec::new() };
-                for m in mutants(root, &[site], 200) {
+                for m in mutants(root, "", &[site], 200) {
                     let doc: serde_json::Value = serde_json::from_str(&m.document).expect("json");
                     let new = doc["actions"][0]["content"].as_str().expect("content");
                     let changed: Vec<usize> = text

@@ -1119,7 +1119,8 @@ impl Agent {
             &users,
             &is_test,
         );
-        let mutants = super::mutants::mutants(&self.root, &sites, options.mutants as usize);
+        let mutants =
+            super::mutants::mutants(&self.root, trial.goal, &sites, options.mutants as usize);
         if mutants.is_empty() {
             return Ok(Mutation::Tried(0));
         }
