@@ -171,8 +171,10 @@ const FRAMEWORK: &[&str] = &[
 
 /// At most this many other names replace one operand.
 const MAX_SWAPS: usize = 6;
-/// At most this many definitions are read for mutants.
+/// At most this many definitions are read for mutants (half at most from touched lines).
 const MAX_SITES: usize = 16;
+/// A file whose lines a rejected change touched more often than this was rewritten, not edited.
+const MAX_TOUCHED: usize = 40;
 
 /// A definition whose body is mutated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -295,7 +297,18 @@ pub(crate) fn sites(
             push(&mut out, s);
         }
     }
-    for (path, line) in touched {
+    // A change that rewrote most of a file says nothing about where the bug is: its lines are
+    // no lead, and they must not crowd out what the tests reach.
+    let touched: Vec<(String, usize)> = touched
+        .iter()
+        .filter(|(p, _)| touched.iter().filter(|(q, _)| q == p).count() <= MAX_TOUCHED)
+        .cloned()
+        .collect();
+    let before = out.len();
+    for (path, line) in &touched {
+        if out.len() - before >= MAX_SITES / 2 {
+            break;
+        }
         if let Some(s) = enclosing(root, path, *line, is_test) {
             push(&mut out, s);
         }
@@ -1537,6 +1550,24 @@ mod tests {
                 .all(|m| m.line != 15)
         );
         assert_eq!(all.iter().find(|m| m.line != 15).map(|m| m.line), Some(11));
+    }
+
+    #[test]
+    fn a_rewritten_files_lines_are_no_lead_and_do_not_crowd_out_the_tests_sites() {
+        let dir = project(&[("roman.py", ROMAN), ("test_roman.py", ROMAN_TEST)]);
+        let root = root_of(&dir);
+        let users = users_in(root);
+        let rewrite: Vec<(String, usize)> = (1..=60).map(|l| ("roman.py".to_owned(), l)).collect();
+        let found = sites(
+            root,
+            "",
+            &["test_subtractive".to_owned()],
+            &rewrite,
+            &users,
+            &is_test,
+        );
+        assert_eq!(found.len(), 1);
+        assert!(found[0].touched.is_empty(), "{:?}", found[0].touched);
     }
 
     #[test]

@@ -1121,6 +1121,13 @@ impl Agent {
         );
         let mutants =
             super::mutants::mutants(&self.root, trial.goal, &sites, options.mutants as usize);
+        tracing::debug!(
+            event = "MUTANT_SITES",
+            sites = ?sites.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+            targets = ?trial.targets,
+            touched = trial.touched.len(),
+            mutants = mutants.len(),
+        );
         if mutants.is_empty() {
             return Ok(Mutation::Tried(0));
         }
@@ -1186,6 +1193,11 @@ impl Agent {
             };
             let applied = self.apply_trial(&piece, trial.command, &judged, &quick);
             let judged_as = verdict.lock().ok().and_then(|mut v| v.take());
+            tracing::debug!(
+                event = "MUTANT_TRIED",
+                edit = %m.describe(),
+                verdict = ?judged_as.as_ref().map(|v| matches!(v, Verdict::Verified { .. })),
+            );
             let fixes =
                 matches!(&judged_as, Some(Verdict::Verified { fixed }) if !fixed.is_empty());
             let outcome = match applied {
