@@ -1356,6 +1356,25 @@ mod tests {
         papayu_context::is_test_path(path) || before.contains("#[cfg(test)]")
     }
 
+    /// The definition at lines `start..end` (0-based, `end` exclusive) of `path`, untouched.
+    fn site_of(path: &str, start: usize, end: usize) -> Site {
+        Site {
+            path: path.to_owned(),
+            name: "f".to_owned(),
+            start,
+            end,
+            touched: Vec::new(),
+        }
+    }
+
+    /// The lines papayu's edits of that definition would write, in order.
+    fn edits_of(root: &Utf8Path, path: &str, start: usize, end: usize) -> Vec<String> {
+        mutants(root, "", &[site_of(path, start, end)], 500)
+            .into_iter()
+            .map(|m| m.to)
+            .collect()
+    }
+
     const ROMAN: &str = "\"\"\"Roman numerals.\"\"\"\n\n_VALUES = {\"I\": 1, \"V\": 5, \"X\": 10}\n\n\ndef from_roman(numeral):\n    \"\"\"Return the value of `numeral` (if a > b).\"\"\"\n    digits = [_VALUES[ch] for ch in numeral]\n    total = 0\n    for i, value in enumerate(digits):\n        following = digits[i + 1] if i + 1 < len(digits) else 0\n        if value > following:  # a > b here\n            total -= value\n        else:\n            total += value\n    return total\n";
     const ROMAN_TEST: &str = "import unittest\nfrom roman import from_roman\n\n\nclass T(unittest.TestCase):\n    def test_subtractive(self):\n        self.assertEqual(from_roman(\"XIV\"), 14)\n";
 
@@ -1482,20 +1501,7 @@ mod tests {
         let py = "def ok(a):\n    return not a and a not in (1,)\n";
         let dir = project(&[("m.js", js), ("m.rs", rs), ("m.py", py)]);
         let root = root_of(&dir);
-        let site = |path: &str, end: usize| Site {
-            path: path.to_owned(),
-            name: "ok".to_owned(),
-            start: 0,
-            end,
-            touched: Vec::new(),
-        };
-        let tos = |s: Site| -> Vec<String> {
-            mutants(root, "", &[s], 500)
-                .into_iter()
-                .map(|m| m.to)
-                .collect()
-        };
-        let js = tos(site("m.js", 4));
+        let js = edits_of(root, "m.js", 0, 4);
         assert!(
             js.contains(&"if (a.done && a !== b) return true;".to_owned()),
             "{js:?}"
@@ -1505,7 +1511,7 @@ mod tests {
             js.contains(&"if (!a.done && a !== b) return false;".to_owned()),
             "{js:?}"
         );
-        let rs = tos(site("m.rs", 4));
+        let rs = edits_of(root, "m.rs", 0, 4);
         assert!(rs.contains(&"println!(\"{}\", a);".to_owned()), "{rs:?}");
         assert!(
             rs.iter()
@@ -1513,7 +1519,7 @@ mod tests {
             "{rs:?}"
         );
         assert!(rs.contains(&"a != true".to_owned()), "{rs:?}");
-        let py = tos(site("m.py", 2));
+        let py = edits_of(root, "m.py", 0, 2);
         assert!(
             py.contains(&"return a and a not in (1,)".to_owned()),
             "{py:?}"
@@ -1577,20 +1583,7 @@ mod tests {
         let js = "function scan(s) {\n  let done = false;\n  for (const c of s) {\n    if (c === 'x' || c === 'y') return c;\n    if (c === 'z') done = true;\n  }\n}\n";
         let dir = project(&[("m.rs", rs), ("m.py", py), ("m.js", js)]);
         let root = root_of(&dir);
-        let site = |path: &str, end: usize| Site {
-            path: path.to_owned(),
-            name: "f".to_owned(),
-            start: 0,
-            end,
-            touched: Vec::new(),
-        };
-        let tos = |s: Site| -> Vec<String> {
-            mutants(root, "", &[s], 500)
-                .into_iter()
-                .map(|m| m.to)
-                .collect()
-        };
-        let rs = tos(site("m.rs", 14));
+        let rs = edits_of(root, "m.rs", 0, 14);
         assert!(
             rs.contains(&"if c == '\"' && !escaped {".to_owned()),
             "{rs:?}"
@@ -1607,7 +1600,7 @@ mod tests {
         let first = mutants(
             root,
             "the lexer ends a string at an escaped quote",
-            &[site("m.rs", 14)],
+            &[site_of("m.rs", 0, 14)],
             500,
         );
         let guard = first
@@ -1632,7 +1625,7 @@ mod tests {
                 .any(|t| t.starts_with("while") && t.contains("&&")),
             "{rs:?}"
         );
-        let py = tos(site("m.py", 6));
+        let py = edits_of(root, "m.py", 0, 6);
         assert!(
             py.contains(&"if c == ',' and not quoted: continue".to_owned()),
             "{py:?}"
@@ -1641,7 +1634,7 @@ mod tests {
             py.contains(&"elif c == '\"' and quoted:".to_owned()),
             "{py:?}"
         );
-        let js = tos(site("m.js", 6));
+        let js = edits_of(root, "m.js", 0, 6);
         assert!(
             js.contains(&"if ((c === 'x' || c === 'y') && !done) return c;".to_owned()),
             "{js:?}"
@@ -1669,25 +1662,12 @@ mod tests {
             ("p.py", parts_py),
         ]);
         let root = root_of(&dir);
-        let site = |path: &str, start: usize, end: usize| Site {
-            path: path.to_owned(),
-            name: "f".to_owned(),
-            start,
-            end,
-            touched: Vec::new(),
-        };
-        let tos = |s: Site| -> Vec<String> {
-            mutants(root, "", &[s], 500)
-                .into_iter()
-                .map(|m| m.to)
-                .collect()
-        };
-        let cmp = tos(site("m.js", 0, 2));
+        let cmp = edits_of(root, "m.js", 0, 2);
         assert!(
             cmp.contains(&"return Number(left[i]) < Number(right[i]) ? -1 : 1;".to_owned()),
             "{cmp:?}"
         );
-        let parts = tos(site("p.js", 0, 3));
+        let parts = edits_of(root, "p.js", 0, 3);
         assert!(
             parts.contains(&"return match.slice(1, 4).map(Number);".to_owned()),
             "{parts:?}"
@@ -1696,22 +1676,22 @@ mod tests {
             parts.contains(&"const p = s.split('.').map(Number);".to_owned()),
             "{parts:?}"
         );
-        let py_parts = tos(site("p.py", 0, 2));
+        let py_parts = edits_of(root, "p.py", 0, 2);
         assert!(
             py_parts.contains(&"return list(map(int, m.group(1).split('.')))".to_owned()),
             "{py_parts:?}"
         );
-        let pages = tos(site("m.js", 4, 6));
+        let pages = edits_of(root, "m.js", 4, 6);
         assert!(
             pages.contains(&"return Math.ceil(n / size);".to_owned()),
             "{pages:?}"
         );
-        let rs = tos(site("m.rs", 0, 2));
+        let rs = edits_of(root, "m.rs", 0, 2);
         assert!(
             rs.contains(&"(total.div_ceil(per_page)).max(1)".to_owned()),
             "{rs:?}"
         );
-        let py = tos(site("m.py", 0, 2));
+        let py = edits_of(root, "m.py", 0, 2);
         assert!(
             py.contains(&"return max(-(-n // size), 1) if self.a.b >= 2 else 0".to_owned()),
             "{py:?}"
@@ -1721,7 +1701,7 @@ mod tests {
             "a number is no operand to convert: {py:?}"
         );
         // Go compares strings by value on purpose: no conversion there.
-        let go = tos(site("m.go", 0, 2));
+        let go = edits_of(root, "m.go", 0, 2);
         assert!(
             !go.iter().any(|t| t.contains('(') && t.contains("a[0]) <")),
             "{go:?}"
