@@ -559,7 +559,6 @@ fn mutated(m: &super::mutants::Mutant) -> Progress {
     }
 }
 
-/// A preview's unified diffs, one after the other.
 /// The (path, 1-based old line) pairs a change's diffs touch.
 fn touched_by(preview: &ApplyPreview) -> Vec<(String, usize)> {
     preview
@@ -574,6 +573,7 @@ fn touched_by(preview: &ApplyPreview) -> Vec<(String, usize)> {
         .collect()
 }
 
+/// A preview's unified diffs, one after the other.
 fn diff_of(preview: &ApplyPreview) -> String {
     preview
         .preview
