@@ -738,6 +738,12 @@ pub(super) fn defined_name(line: &str) -> Option<&str> {
     if head[cut..].starts_with("::") || head[cut..].starts_with("==") {
         return None;
     }
+    // A macro's call (`write!(f, "{}", x)?;`) defines nothing, nor does a match arm's pattern
+    // (`Some(c) => {`): the `(…)` after the name is followed by `=>`.
+    if head[..cut].trim_end().ends_with('!') || (head[cut..].starts_with('(') && arm(&head[cut..]))
+    {
+        return None;
+    }
     // Called for line pairs of the alignment's inner loop: no allocation.
     let words = head[..cut]
         .split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '$'))
@@ -755,6 +761,24 @@ pub(super) fn defined_name(line: &str) -> Option<&str> {
         .next()
         .is_some_and(|ch| ch.is_alphabetic() || ch == '_' || ch == '$');
     (starts_like_a_name && !DECLARATIONS.contains(&name)).then_some(name)
+}
+
+/// `rest` (starting at a `(`) closes that bracket and then goes on with `=>`: a pattern.
+fn arm(rest: &str) -> bool {
+    let mut depth = 0usize;
+    for (i, ch) in rest.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return rest[i + 1..].trim_start().starts_with("=>");
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// One line reads as an edited copy of the other: they share a prefix and a suffix covering
@@ -1126,6 +1150,13 @@ mod tests {
             ("impl fmt::Display for Money {", None),
             ("return compute(a, b) {", None),
             ("fn (x) {", None),
+            // A match arm's pattern and a macro's call are no definitions.
+            ("            Some(c) => {", None),
+            ("Ok((a, b)) => {", None),
+            ("    write!(f, \"{}\", self.0)?;", None),
+            ("    println!(\"{{x}}\");", None),
+            // A class method's body follows its `(…)` with `{`, not `=>`.
+            ("  area(s) {", Some("area")),
         ] {
             assert_eq!(defined_name(line), name, "{line}");
         }

@@ -309,7 +309,9 @@ pub(crate) fn sites(
         if out.len() - before >= MAX_SITES / 2 {
             break;
         }
-        if let Some(s) = enclosing(root, path, *line, is_test) {
+        if let Some(text) = text_of(path)
+            && let Some(s) = enclosing(path, &text, *line, is_test)
+        {
             push(&mut out, s);
         }
     }
@@ -496,15 +498,15 @@ fn code_names(goal: &str) -> Vec<String> {
     out
 }
 
-/// The definition enclosing 1-based `line` of `path`, when it is code and not test code.
+/// The definition enclosing 1-based `line` of `path` (its text `text`), when it is code and
+/// not test code.
 fn enclosing(
-    root: &Utf8Path,
     path: &str,
+    text: &str,
     line: usize,
     is_test: &dyn Fn(&str, &str) -> bool,
 ) -> Option<Site> {
     lang(path)?;
-    let text = read(root, path)?;
     let lines: Vec<&str> = text.lines().collect();
     let at = line.checked_sub(1)?.min(lines.len().checked_sub(1)?);
     for i in (0..=at).rev() {
@@ -516,7 +518,7 @@ fn enclosing(
         }
         if let Some(end) = block_end(&lines, i)
             && end > at
-            && !is_test(path, &text[..offset_of(&text, i)])
+            && !is_test(path, &text[..offset_of(text, i)])
         {
             return Some(Site {
                 path: path.to_owned(),
@@ -746,9 +748,14 @@ pub(crate) fn mutants(root: &Utf8Path, goal: &str, sites: &[Site], limit: usize)
     // text read as numbers, 7 divisions rounded up, 8 guards (D82: after all of D81's, whose
     // order, and so what the limit leaves tried, they do not change).
     let mut edits: Vec<(u8, usize, usize, usize, usize, String)> = Vec::new();
-    let mut texts: Vec<Option<String>> = Vec::new();
+    // Each site's file, read once however many sites it holds.
+    let mut files: BTreeMap<&str, Option<Rc<str>>> = BTreeMap::new();
+    let mut texts: Vec<Option<Rc<str>>> = Vec::new();
     for (si, s) in sites.iter().enumerate() {
-        let text = read(root, &s.path);
+        let text = files
+            .entry(s.path.as_str())
+            .or_insert_with(|| read(root, &s.path).map(Rc::from))
+            .clone();
         let Some(l) = lang(&s.path) else {
             texts.push(None);
             continue;
@@ -942,12 +949,17 @@ pub(crate) fn mutants(root: &Utf8Path, goal: &str, sites: &[Site], limit: usize)
     // Within each, an edit that brings in a name the goal speaks of ("escaped quote" →
     // `&& !escaped`).
     let words = goal_words(goal);
+    let lines_of: Vec<Vec<&str>> = texts
+        .iter()
+        .map(|t| {
+            t.as_deref()
+                .map(|t| t.lines().collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    let line_at = |si: usize, n: usize| lines_of.get(si).and_then(|l| l.get(n)).copied();
     let named = |e: &(u8, usize, usize, usize, usize, String)| {
-        let line = texts
-            .get(e.1)
-            .and_then(|t| t.as_deref())
-            .and_then(|t| t.lines().nth(e.2))
-            .unwrap_or_default();
+        let line = line_at(e.1, e.2).unwrap_or_default();
         let old = line.get(e.3..e.3 + e.4).unwrap_or_default();
         e.5.split(|c: char| !is_word(c))
             .filter(|w| !w.is_empty() && !old.contains(*w))
@@ -968,7 +980,7 @@ pub(crate) fn mutants(root: &Utf8Path, goal: &str, sites: &[Site], limit: usize)
         let (Some(site), Some(Some(text))) = (sites.get(si), texts.get(si)) else {
             continue;
         };
-        let Some(line) = text.lines().nth(n) else {
+        let Some(line) = line_at(si, n) else {
             continue;
         };
         let mutated = format!("{}{}{}", &line[..at], to, &line[at + len..]);
@@ -1457,6 +1469,28 @@ mod tests {
         let all = mutants(root, "", &sites, 100);
         let tos: Vec<&str> = all.iter().map(|m| m.to.as_str()).collect();
         assert_eq!(tos[..2], ["self.on_hand += qty;", "self.reserved -= qty;"]);
+    }
+
+    #[test]
+    fn match_arms_and_macro_calls_are_no_definitions() {
+        // A touched line inside a match arm leads to the function that holds it, and the calls
+        // in its body (`Some(…)`, `write!(…)`) lead to no arms or macro lines of their own.
+        let lexer = "pub enum Tok { Str(String), Other(char) }\n\npub fn next(chars: &mut std::str::Chars) -> Option<Tok> {\n    match chars.next() {\n        Some('\"') => {\n            let s: String = chars.take_while(|c| *c != '\"').collect();\n            Some(Tok::Str(s))\n        }\n        Some(c) => {\n            Some(Tok::Other(c))\n        }\n        None => None,\n    }\n}\n\nimpl std::fmt::Display for Tok {\n    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {\n        match self {\n            Tok::Str(s) => {\n                write!(f, \"{{{s}}}\")\n            }\n            Tok::Other(c) => write!(f, \"{c}\"),\n        }\n    }\n}\n";
+        let test = "use lex::*;\n\n#[test]\nfn strings() {\n    let mut c = \"'a'\".chars();\n    assert!(matches!(next(&mut c), Some(Tok::Str(_))));\n}\n";
+        let dir = project(&[("src/lib.rs", lexer), ("tests/lex.rs", test)]);
+        let root = root_of(&dir);
+        let users = users_in(root);
+        let found = sites(
+            root,
+            "strings are lexed wrong",
+            &["strings".to_owned()],
+            &[("src/lib.rs".to_owned(), 6), ("src/lib.rs".to_owned(), 10)],
+            &users,
+            &is_test,
+        );
+        let names: Vec<&str> = found.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["next"], "{found:?}");
+        assert_eq!(found[0].touched, [6, 10]);
     }
 
     #[test]

@@ -295,13 +295,18 @@ pub struct MutantView {
 impl AttemptView {
     /// The attempt `number`'s draw `draw` whose change is `preview`'s, not yet tested.
     fn of(number: u32, draw: u32, preview: &ApplyPreview) -> AttemptView {
+        AttemptView::with_diff(number, draw, preview, diff_of(preview))
+    }
+
+    /// The same, when `diff` (`diff_of(preview)`) is already at hand.
+    fn with_diff(number: u32, draw: u32, preview: &ApplyPreview, diff: String) -> AttemptView {
         AttemptView {
             number,
             draw,
             trace_id: Some(preview.trace_id.clone()),
             summary: preview.summary.clone(),
             actions: preview.actions.clone(),
-            diff: diff_of(preview),
+            diff,
             verdict: None,
             error: None,
             feedback: None,
@@ -1024,7 +1029,7 @@ impl Agent {
                         let mut view = AttemptView {
                             sampling,
                             redrawn,
-                            ..AttemptView::of(number, draw, &piece)
+                            ..AttemptView::with_diff(number, draw, &piece, diff)
                         };
                         candidate.mark(&mut view);
                         if let Some(confirm) = confirm
