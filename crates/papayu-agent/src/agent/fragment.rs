@@ -691,7 +691,7 @@ pub(super) fn defined_name(line: &str) -> Option<&str> {
     const STATEMENTS: &[&str] = &[
         "if", "else", "elif", "for", "while", "loop", "do", "match", "switch", "case", "return",
         "yield", "await", "new", "throw", "try", "catch", "except", "finally", "with", "not",
-        "and", "or", "in", "is", "lambda", "impl", "assert",
+        "and", "or", "in", "is", "lambda", "impl", "assert", "raise", "del",
     ];
     const DECLARATIONS: &[&str] = &[
         "function",
@@ -1157,6 +1157,7 @@ mod tests {
             ("    println!(\"{{x}}\");", None),
             // A class method's body follows its `(…)` with `{`, not `=>`.
             ("  area(s) {", Some("area")),
+            ("    raise IniError(f\"[{self.name}] {key}\")", None),
         ] {
             assert_eq!(defined_name(line), name, "{line}");
         }

@@ -22,7 +22,10 @@
 //! changes touched come before all others, in the same order; within each of those two tiers,
 //! the edits that bring in a name the goal speaks of ("escaped quote" → `escaped`) first. The definitions a test reaches are
 //! found through the tests' own helpers (`kinds(text)` → `tokenize(text)`) and through calls,
-//! breadth first.
+//! breadth first. The top-level constants they read (`_INLINE_COMMENT = re.compile(…)`,
+//! `MAX_PAGE = 50`) are sites too, after them, and a pattern among them or in a body — a string
+//! given to `re.compile(`, `Regex::new(`, `RegExp(`, or a `/…/` literal — gains a character the
+//! goal quotes (`'; comments'`: `\s#.*$` → `\s[#;].*$`), first of its tier (D84).
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -175,6 +178,10 @@ const MAX_SWAPS: usize = 6;
 const MAX_SITES: usize = 16;
 /// A file whose lines a rejected change touched more often than this was rewritten, not edited.
 const MAX_TOUCHED: usize = 40;
+/// Top-level constants the sites read, mutated after them (a few lines each).
+const MAX_CONSTANTS: usize = 4;
+/// A constant's statement longer than this many lines is a table, not a setting.
+const MAX_CONSTANT_LINES: usize = 40;
 
 /// A definition whose body is mutated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -189,6 +196,20 @@ pub(crate) struct Site {
     end: usize,
     /// 1-based lines of it the model's rejected changes touched: its edits there come first.
     touched: Vec<usize>,
+    /// A top-level constant's statement (`_COMMENT = re.compile(…)`), whose own lines are
+    /// edited; a definition's signature line is not.
+    whole: bool,
+}
+
+impl Site {
+    /// 0-based first line its edits may change: the body's, or a constant's own.
+    fn first(&self) -> usize {
+        if self.whole {
+            self.start
+        } else {
+            self.start + 1
+        }
+    }
 }
 
 /// One small edit of one line of a definition's body.
@@ -286,6 +307,7 @@ pub(crate) fn sites(
                         start: i,
                         end,
                         touched: Vec::new(),
+                        whole: false,
                     });
                 }
             }
@@ -356,10 +378,47 @@ pub(crate) fn sites(
         }
     }
     out.truncate(MAX_SITES);
+    // The top-level constants those read (`_INLINE_COMMENT = re.compile(…)`, `MAX_PAGE = 50`):
+    // a pattern or a limit is code too. Those whose names speak of the goal first, then in the
+    // sites' order.
+    let words = goal_words(goal);
+    let mut constants: Vec<Site> = Vec::new();
+    for s in &out {
+        let (Some(text), Some(l)) = (text_of(&s.path), lang(&s.path)) else {
+            continue;
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        let body = lines.get(s.first()..s.end).unwrap_or_default();
+        for name in read_names(body, l) {
+            let found = (0..lines.len()).find_map(|i| {
+                constant_at(&lines, i, l)
+                    .filter(|(n, _)| *n == name)
+                    .map(|(_, end)| (i, end))
+            });
+            if let Some((start, end)) = found
+                && !out
+                    .iter()
+                    .chain(&constants)
+                    .any(|o| o.path == s.path && o.start == start)
+                && !is_test(&s.path, &text[..offset_of(&text, start)])
+            {
+                constants.push(Site {
+                    path: s.path.clone(),
+                    name,
+                    start,
+                    end,
+                    touched: Vec::new(),
+                    whole: true,
+                });
+            }
+        }
+    }
+    constants.sort_by_key(|c| !speaks_of(&words, &c.name));
+    out.extend(constants.into_iter().take(MAX_CONSTANTS));
     for s in &mut out {
         s.touched = touched
             .iter()
-            .filter(|(p, l)| *p == s.path && *l > s.start && *l <= s.end)
+            .filter(|(p, l)| *p == s.path && *l + usize::from(s.whole) > s.start && *l <= s.end)
             .map(|(_, l)| *l)
             .collect();
     }
@@ -506,9 +565,25 @@ fn enclosing(
     line: usize,
     is_test: &dyn Fn(&str, &str) -> bool,
 ) -> Option<Site> {
-    lang(path)?;
+    let l = lang(path)?;
     let lines: Vec<&str> = text.lines().collect();
     let at = line.checked_sub(1)?.min(lines.len().checked_sub(1)?);
+    // A line of a top-level constant's statement: the constant.
+    for i in (at.saturating_sub(MAX_CONSTANT_LINES)..=at).rev() {
+        if let Some((name, end)) = constant_at(&lines, i, l) {
+            if end > at && !is_test(path, &text[..offset_of(text, i)]) {
+                return Some(Site {
+                    path: path.to_owned(),
+                    name: name.to_owned(),
+                    start: i,
+                    end,
+                    touched: Vec::new(),
+                    whole: true,
+                });
+            }
+            break;
+        }
+    }
     for i in (0..=at).rev() {
         let Some(name) = super::fragment::defined_name(lines[i]) else {
             continue;
@@ -526,6 +601,7 @@ fn enclosing(
                 start: i,
                 end,
                 touched: Vec::new(),
+                whole: false,
             });
         }
     }
@@ -596,6 +672,257 @@ fn callees(body: &str) -> Vec<String> {
                 && !out.iter().any(|o| o == t.text)
             {
                 out.push(t.text.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// The names `body` reads that may be top-level constants: not called, not after `.`/`::`,
+/// no keyword, in order of first use.
+fn read_names(body: &[&str], lang: Lang) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in body {
+        let toks = lex(line, lang);
+        for (k, t) in toks.iter().enumerate() {
+            let after_dot = k > 0 && matches!(toks[k - 1].text, "." | "::");
+            let called = toks.get(k + 1).is_some_and(|n| matches!(n.text, "(" | "!"));
+            if t.kind == Kind::Name
+                && !after_dot
+                && !called
+                && !KEYWORDS.contains(&t.text)
+                && !out.iter().any(|o| o == t.text)
+            {
+                out.push(t.text.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// The name the top-level line `lines[at]` assigns a constant — `NAME = …`, `NAME: T = …`,
+/// `export const NAME = …`, `var NAME = …`, `pub(crate) const NAME: T = …`, `static NAME: T =
+/// …` — and the end (exclusive) of its statement: its brackets balanced again, within
+/// [`MAX_CONSTANT_LINES`].
+fn constant_at<'a>(lines: &[&'a str], at: usize, lang: Lang) -> Option<(&'a str, usize)> {
+    let line = *lines.get(at)?;
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let toks = lex(line, lang);
+    let mut k = 0;
+    let mut declared = false;
+    while let Some(t) = toks.get(k) {
+        match t.text {
+            "export" | "mut" => k += 1,
+            "const" | "let" | "var" | "static" => {
+                declared = true;
+                k += 1;
+            }
+            "pub" => {
+                k += 1;
+                if toks.get(k).is_some_and(|t| t.text == "(") {
+                    while toks.get(k).is_some_and(|t| t.text != ")") {
+                        k += 1;
+                    }
+                    k += 1;
+                }
+            }
+            _ => break,
+        }
+    }
+    let name = toks.get(k).filter(|t| t.kind == Kind::Name)?;
+    if KEYWORDS.contains(&name.text) || (lang != Lang::Python && !declared) {
+        return None;
+    }
+    // `NAME = …`, or a type first (`NAME: T = …`); `==` is no assignment.
+    let next = toks.get(k + 1)?.text;
+    let assigns = next == "=" || next == ":" && toks[k + 2..].iter().any(|t| t.text == "=");
+    if !assigns {
+        return None;
+    }
+    let mut depth: i64 = 0;
+    for (j, l) in lines.iter().enumerate().skip(at).take(MAX_CONSTANT_LINES) {
+        for t in lex(l, lang) {
+            match t.text {
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => depth -= 1,
+                _ => {}
+            }
+        }
+        if depth <= 0 {
+            return Some((name.text, j + 1));
+        }
+    }
+    None
+}
+
+/// The punctuation `goal` quotes (`'; comments'`, `"a,b"`, `` `x|y` ``), at most four
+/// characters, in order: what a pattern may be missing. An apostrophe inside a word opens no
+/// quote; quotes, backslashes and `]` are left out (they would need escaping in a pattern).
+fn quoted_chars(goal: &str) -> Vec<char> {
+    let chars: Vec<char> = goal.chars().collect();
+    let mut out: Vec<char> = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let q = chars[i];
+        let opens = matches!(q, '\'' | '"' | '`')
+            && (q != '\'' || i == 0 || !chars[i - 1].is_alphanumeric());
+        let close = opens
+            .then(|| chars[i + 1..].iter().position(|c| *c == q))
+            .flatten();
+        let Some(len) = close.filter(|len| *len > 0 && *len <= 60) else {
+            i += 1;
+            continue;
+        };
+        for &c in &chars[i + 1..i + 1 + len] {
+            if c.is_ascii_punctuation()
+                && !matches!(c, '\'' | '"' | '`' | '\\' | ']')
+                && !out.contains(&c)
+                && out.len() < 4
+            {
+                out.push(c);
+            }
+        }
+        i += len + 2;
+    }
+    out
+}
+
+/// Regular-expression syntax: a pattern's character that means something other than itself.
+const REGEX_META: &str = ".^$*+?()[]{}|\\/";
+
+/// Class 9 (D84): each pattern on the line — a string literal given to `re.compile(`/`re.sub(`
+/// …, `Regex::new(`, `RegExp(`, or a JavaScript `/…/` literal — that lacks one of the `quoted`
+/// characters gets it: in each of its character classes (`[#]` → `[#;]`), and beside each of
+/// its literal punctuation characters (`#` → `[#;]`, `\.` → `[\.;]`).
+fn patterns(
+    line: &str,
+    toks: &[Tok<'_>],
+    lang: Lang,
+    quoted: &[char],
+) -> Vec<(usize, usize, String)> {
+    let mut out = Vec::new();
+    if quoted.is_empty() {
+        return out;
+    }
+    // (offset of the pattern's text in the line, its text, its delimiter, whether its
+    // backslashes are the pattern's own)
+    let mut found: Vec<(usize, &str, char, bool)> = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        if t.kind == Kind::Literal && t.text.len() >= 2 {
+            // The call the literal is the first argument of: `(` before it, a string prefix
+            // (`r"…"`, `rb"…"`) aside.
+            let mut p = k;
+            if p > 0
+                && toks[p - 1].kind == Kind::Name
+                && toks[p - 1].at + toks[p - 1].text.len() == t.at
+                && toks[p - 1].text.len() <= 2
+            {
+                p -= 1;
+            }
+            let callee = |back: usize| p.checked_sub(back).map(|i| toks[i].text);
+            let is_pattern = callee(1) == Some("(")
+                && match lang {
+                    Lang::Python => {
+                        callee(3) == Some(".")
+                            && callee(4) == Some("re")
+                            && callee(2).is_some_and(|f| {
+                                matches!(
+                                    f,
+                                    "compile"
+                                        | "sub"
+                                        | "subn"
+                                        | "match"
+                                        | "search"
+                                        | "fullmatch"
+                                        | "split"
+                                        | "findall"
+                                        | "finditer"
+                                )
+                            })
+                    }
+                    Lang::Rust => {
+                        callee(2) == Some("new")
+                            && callee(3) == Some("::")
+                            && callee(4).is_some_and(|f| f == "Regex" || f == "RegexBuilder")
+                    }
+                    Lang::Curly => callee(2) == Some("RegExp"),
+                };
+            if is_pattern {
+                let delim = t.text.chars().next().unwrap_or('"');
+                // `r"…"`: the pattern's backslashes as they are; else each is written twice.
+                let raw = p < k && toks[p].text.contains(['r', 'R']);
+                found.push((t.at + 1, &t.text[1..t.text.len() - 1], delim, raw));
+            }
+        } else if lang == Lang::Curly && t.text == "/" {
+            // A `/…/` literal: where an operand begins, not after one.
+            let starts = k == 0
+                || toks[k - 1].kind == Kind::Op && !matches!(toks[k - 1].text, ")" | "]" | "}")
+                || toks[k - 1].text == "return";
+            if !starts {
+                continue;
+            }
+            let rest = &line[t.at + 1..];
+            let (mut escaped, mut in_class) = (false, false);
+            let end = rest.char_indices().find_map(|(i, c)| {
+                let at_end = !escaped && !in_class && c == '/';
+                match c {
+                    _ if escaped => escaped = false,
+                    '\\' => escaped = true,
+                    '[' => in_class = true,
+                    ']' => in_class = false,
+                    _ => {}
+                }
+                at_end.then_some(i)
+            });
+            if let Some(end) = end.filter(|e| *e > 0) {
+                found.push((t.at + 1, &rest[..end], '/', true));
+            }
+        }
+    }
+    for (base, text, delim, raw) in found {
+        for &c in quoted {
+            if c == delim || text.contains(c) {
+                continue;
+            }
+            let b = text.as_bytes();
+            let mut i = 0;
+            let mut class_start: Option<usize> = None;
+            while i < b.len() {
+                let ch = b[i];
+                // A pattern's escape (`\.`) is `\\.` in a string that is not raw; a single
+                // backslash there is the string's own escape (`\n`), no punctuation.
+                let (escaped, width) = match (ch == b'\\', raw) {
+                    (false, _) => (false, 1),
+                    (true, true) => (i + 1 < b.len(), 2),
+                    (true, false) if b.get(i + 1) == Some(&b'\\') => (i + 2 < b.len(), 3),
+                    (true, false) => (false, 2),
+                };
+                let width = width.min(b.len() - i);
+                match class_start {
+                    Some(_) if !escaped && ch == b']' => {
+                        out.push((base + i, 0, c.to_string()));
+                        class_start = None;
+                    }
+                    Some(_) => {}
+                    None if !escaped && ch == b'[' => class_start = Some(i),
+                    None => {
+                        // ASCII only, so the slice below cuts no character.
+                        let punct = if escaped {
+                            b[i + width - 1].is_ascii_punctuation()
+                        } else {
+                            width == 1
+                                && ch.is_ascii_punctuation()
+                                && !REGEX_META.contains(ch as char)
+                        };
+                        if punct {
+                            let atom = &text[i..i + width];
+                            out.push((base + i, width, format!("[{atom}{c}]")));
+                        }
+                    }
+                }
+                i += width;
             }
         }
     }
@@ -746,8 +1073,11 @@ pub(crate) fn mutants(root: &Utf8Path, goal: &str, sites: &[Site], limit: usize)
     // (class, site, line, replacement); classes: 0 comparisons, 1 compound assignments and
     // their targets, 2 operands, 3 arithmetic, 4 logic and min/max, 5 numbers (D81); then 6
     // text read as numbers, 7 divisions rounded up, 8 guards (D82: after all of D81's, whose
-    // order, and so what the limit leaves tried, they do not change).
+    // order, and so what the limit leaves tried, they do not change); 9 a character the goal
+    // quotes brought into a pattern (D84: it speaks of the goal, so it comes first of its tier).
     let mut edits: Vec<(u8, usize, usize, usize, usize, String)> = Vec::new();
+    // The punctuation the goal quotes (`'; comments'`), for the patterns of class 9.
+    let quoted = quoted_chars(goal);
     // Each site's file, read once however many sites it holds.
     let mut files: BTreeMap<&str, Option<Rc<str>>> = BTreeMap::new();
     let mut texts: Vec<Option<Rc<str>>> = Vec::new();
@@ -766,13 +1096,13 @@ pub(crate) fn mutants(root: &Utf8Path, goal: &str, sites: &[Site], limit: usize)
         };
         let lines: Vec<&str> = text.lines().collect();
         let fields = fields_of(&text, l);
-        let body = lines.get(s.start + 1..s.end).unwrap_or_default();
+        let body = lines.get(s.first()..s.end).unwrap_or_default();
         let locals = locals_of(body, l);
         let flags = flags_of(body, l);
         let js = l == Lang::Curly && !s.path.ends_with(".go");
         let mut in_doc = false;
         for (k, line) in body.iter().enumerate() {
-            let n = s.start + 1 + k;
+            let n = s.first() + k;
             let t = line.trim_start();
             if l == Lang::Python {
                 let quotes = line.matches("\"\"\"").count() + line.matches("'''").count();
@@ -789,6 +1119,9 @@ pub(crate) fn mutants(root: &Utf8Path, goal: &str, sites: &[Site], limit: usize)
             let toks = lex(line, l);
             for (at, len, to) in guards(line, &toks, l, &flags) {
                 edits.push((8, si, n, at, len, to));
+            }
+            for (at, len, to) in patterns(line, &toks, l, &quoted) {
+                edits.push((9, si, n, at, len, to));
             }
             if (js || l == Lang::Python)
                 && let Some((at, len, to)) = as_numbers(line, &toks, js)
@@ -959,6 +1292,10 @@ pub(crate) fn mutants(root: &Utf8Path, goal: &str, sites: &[Site], limit: usize)
         .collect();
     let line_at = |si: usize, n: usize| lines_of.get(si).and_then(|l| l.get(n)).copied();
     let named = |e: &(u8, usize, usize, usize, usize, String)| {
+        if e.0 == 9 {
+            // A character the goal quotes, brought into a pattern.
+            return true;
+        }
         let line = line_at(e.1, e.2).unwrap_or_default();
         let old = line.get(e.3..e.3 + e.4).unwrap_or_default();
         e.5.split(|c: char| !is_word(c))
@@ -969,7 +1306,9 @@ pub(crate) fn mutants(root: &Utf8Path, goal: &str, sites: &[Site], limit: usize)
         let cold = sites
             .get(e.1)
             .is_none_or(|s| !s.touched.contains(&(e.2 + 1)));
-        (cold, !named(e), e.0, e.1, e.2)
+        // A constant's edits after the definitions' of their tier: a lead of the second rank.
+        let constant = sites.get(e.1).is_some_and(|s| s.whole);
+        (cold, !named(e), constant, e.0, e.1, e.2)
     });
     let mut out: Vec<Mutant> = Vec::new();
     let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
@@ -1376,6 +1715,7 @@ mod tests {
             start,
             end,
             touched: Vec::new(),
+            whole: false,
         }
     }
 
@@ -1403,12 +1743,25 @@ mod tests {
             &users,
             &is_test,
         );
-        assert_eq!(sites.len(), 1);
+        // The definition, then the top-level constant it reads.
+        let names: Vec<(&str, &str, bool)> = sites
+            .iter()
+            .map(|s| (s.path.as_str(), s.name.as_str(), s.whole))
+            .collect();
         assert_eq!(
-            (sites[0].path.as_str(), sites[0].name.as_str()),
-            ("roman.py", "from_roman")
+            names,
+            [
+                ("roman.py", "from_roman", false),
+                ("roman.py", "_VALUES", true)
+            ]
         );
         let all = mutants(root, "", &sites, 500);
+        // The constant's edits (its numbers) come after the definition's.
+        let first_constant = all
+            .iter()
+            .position(|m| m.line == 3)
+            .expect("_VALUES edited");
+        assert!(all[first_constant..].iter().all(|m| m.line == 3));
         let fixed = all
             .iter()
             .find(|m| m.to == "if value < following:  # a > b here")
@@ -1469,6 +1822,150 @@ mod tests {
         let all = mutants(root, "", &sites, 100);
         let tos: Vec<&str> = all.iter().map(|m| m.to.as_str()).collect();
         assert_eq!(tos[..2], ["self.on_hand += qty;", "self.reserved -= qty;"]);
+    }
+
+    #[test]
+    fn a_constant_pattern_the_tests_reach_gains_the_character_the_goal_quotes() {
+        // py-05's kind: the comment pattern is a top-level constant read by a helper that the
+        // function the failing test calls calls; the goal quotes the missing `;`.
+        let ini = "import re\n\n_COMMENT = re.compile(r\"\\s#.*$\")\nLIMIT = 3\nSEP = 1\n\n\ndef _strip(value):\n    return _COMMENT.sub(\"\", value).rstrip()\n\n\ndef parse(text):\n    return {k.strip(): _strip(v) for k, v in (l.split(\"=\", SEP) for l in text.splitlines())}\n";
+        let test = "import unittest\nfrom ini import parse\n\n\nclass T(unittest.TestCase):\n    def test_semicolon(self):\n        self.assertEqual(parse(\"port = 80 ; http\"), {\"port\": \"80\"})\n";
+        let dir = project(&[("ini.py", ini), ("test_ini.py", test)]);
+        let root = root_of(&dir);
+        let users = users_in(root);
+        let goal = "the parser keeps inline '; comments' in values, e.g. `port = 80 ; http`";
+        let found = sites(
+            root,
+            goal,
+            &["test_semicolon".to_owned()],
+            &[],
+            &users,
+            &is_test,
+        );
+        let names: Vec<(&str, bool)> = found.iter().map(|s| (s.name.as_str(), s.whole)).collect();
+        assert_eq!(
+            names,
+            [
+                ("parse", false),
+                ("_strip", false),
+                ("_COMMENT", true),
+                ("SEP", true)
+            ],
+            "`SEP` is read first, but `_COMMENT` speaks of the goal's comments"
+        );
+        let all = mutants(root, goal, &found, 500);
+        // The quoted `;` (and `=`) brought into the pattern come before every other edit.
+        let tos: Vec<&str> = all.iter().take(2).map(|m| m.to.as_str()).collect();
+        assert_eq!(
+            tos,
+            [
+                "_COMMENT = re.compile(r\"\\s[#;].*$\")",
+                "_COMMENT = re.compile(r\"\\s[#=].*$\")"
+            ]
+        );
+        assert_eq!((all[0].line, all[0].name.as_str()), (3, "_COMMENT"));
+        // `LIMIT` is read by nobody: no site; `re` is a module, not a constant.
+        assert!(all.iter().all(|m| m.line != 4 && m.line != 1));
+        assert!(all.iter().any(|m| m.to == "SEP = 2"), "a constant's number");
+        // Without a quoted character there is no pattern edit.
+        let plain = mutants(root, "inline comments are kept", &found, 500);
+        assert!(plain.iter().all(|m| !m.to.contains('[')), "{plain:?}");
+    }
+
+    #[test]
+    fn patterns_gain_a_quoted_character_in_classes_and_beside_literal_punctuation() {
+        let js = "const SEP = /[,\\s]+/;\nconst KEY = new RegExp('^\\\\w+:');\n\nexport function split(text) {\n  const a = text.split(SEP);\n  const n = a.length / 2;\n  return KEY.test(text) ? a : a.slice(0, n);\n}\n";
+        let toks: Vec<Vec<Tok<'_>>> = js.lines().map(|l| lex(l, Lang::Curly)).collect();
+        let lines: Vec<&str> = js.lines().collect();
+        let edit = |n: usize, quoted: &[char]| -> Vec<String> {
+            patterns(lines[n], &toks[n], Lang::Curly, quoted)
+                .into_iter()
+                .map(|(at, len, to)| format!("{}{}{}", &lines[n][..at], to, &lines[n][at + len..]))
+                .collect()
+        };
+        assert_eq!(edit(0, &[';']), ["const SEP = /[,\\s;]+/;"]);
+        assert_eq!(edit(1, &['-']), ["const KEY = new RegExp('^\\\\w+[:-]');"]);
+        // A division is no pattern; a character the pattern has is not added again; the
+        // delimiter is never added.
+        assert!(edit(5, &[';']).is_empty());
+        assert!(edit(0, &[',']).is_empty());
+        assert!(edit(0, &['/']).is_empty());
+        let rs = "    let re = Regex::new(r\"\\d+\\.\\d+\").unwrap();";
+        let rs_toks = lex(rs, Lang::Rust);
+        let got: Vec<String> = patterns(rs, &rs_toks, Lang::Rust, &[','])
+            .into_iter()
+            .map(|(at, len, to)| format!("{}{}{}", &rs[..at], to, &rs[at + len..]))
+            .collect();
+        assert_eq!(
+            got,
+            ["    let re = Regex::new(r\"\\d+[\\.,]\\d+\").unwrap();"]
+        );
+        // A string that is not given to a pattern constructor is not a pattern.
+        let py = "    return text.split(\"#\")";
+        assert!(patterns(py, &lex(py, Lang::Python), Lang::Python, &[';']).is_empty());
+    }
+
+    #[test]
+    fn quoted_punctuation_of_a_goal_and_top_level_constants_are_read() {
+        assert_eq!(
+            quoted_chars("keeps inline '; comments', e.g. `a = 1 ; b`"),
+            [';', '=']
+        );
+        // An apostrophe is no quote; quotes and backslashes are never offered.
+        assert_eq!(quoted_chars("it doesn't split on \"a|b\" or '\\\\'"), ['|']);
+        assert!(quoted_chars("no quotes here").is_empty());
+        let lines = [
+            "_VALUES = {",
+            "    \"I\": 1,",
+            "}",
+            "LIMIT: int = 3",
+            "export const NUMBER = /\\d+/y;",
+            "pub(crate) const MAX_PAGE: usize = 50;",
+            "static mut N: u32 = 0;",
+            "x == 1",
+            "def f(a):",
+            "    y = 2",
+            "let total = 0;",
+        ];
+        let py = |i| constant_at(&lines, i, Lang::Python);
+        assert_eq!(py(0), Some(("_VALUES", 3)));
+        assert_eq!(py(3), Some(("LIMIT", 4)));
+        assert_eq!(py(7), None);
+        assert_eq!(py(8), None);
+        assert_eq!(py(9), None, "indented: not top level");
+        assert_eq!(constant_at(&lines, 4, Lang::Curly), Some(("NUMBER", 5)));
+        assert_eq!(constant_at(&lines, 5, Lang::Rust), Some(("MAX_PAGE", 6)));
+        assert_eq!(constant_at(&lines, 6, Lang::Rust), Some(("N", 7)));
+        assert_eq!(constant_at(&lines, 10, Lang::Curly), Some(("total", 11)));
+        // Outside Python, a bare assignment declares nothing.
+        assert_eq!(constant_at(&lines, 3, Lang::Curly), None);
+    }
+
+    #[test]
+    fn a_touched_constant_line_leads_to_the_constant() {
+        let js = "const NUMBER = /\\d+/y;\n\nexport function tokenize(s) {\n  return NUMBER.exec(s);\n}\n";
+        let dir = project(&[("expr.js", js)]);
+        let root = root_of(&dir);
+        let users = users_in(root);
+        let found = sites(
+            root,
+            "decimals: '1.5' fails",
+            &[],
+            &[("expr.js".to_owned(), 1)],
+            &users,
+            &is_test,
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (
+                found[0].name.as_str(),
+                found[0].whole,
+                found[0].touched.as_slice()
+            ),
+            ("NUMBER", true, &[1][..])
+        );
+        let all = mutants(root, "decimals: '1.5' fails", &found, 50);
+        assert!(all.iter().all(|m| m.line == 1), "{all:?}");
     }
 
     #[test]
@@ -1579,7 +2076,7 @@ mod tests {
             &users,
             &is_test,
         );
-        assert_eq!(found.len(), 1);
+        assert_eq!(found.len(), 2, "from_roman and the _VALUES it reads");
         assert_eq!(found[0].touched, [15]);
         let all = mutants(root, "", &found, 500);
         // Line 15 (`total += value`) before the comparisons of lines 11 and 12.
@@ -1606,8 +2103,10 @@ mod tests {
             &users,
             &is_test,
         );
-        assert_eq!(found.len(), 1);
-        assert!(found[0].touched.is_empty(), "{:?}", found[0].touched);
+        // The definition the test reaches and the constant it reads, neither led by the rewrite.
+        let names: Vec<&str> = found.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["from_roman", "_VALUES"]);
+        assert!(found.iter().all(|s| s.touched.is_empty()), "{found:?}");
     }
 
     #[test]
@@ -1838,7 +2337,7 @@ mod tests {
                 let text = format!("{head}\n{}\n{}\n", lines.join("\n"), if which == 1 { "}" } else { "" });
                 let dir = project(&[(path, &text)]);
                 let root = camino::Utf8Path::from_path(dir.path()).expect("utf-8");
-                let site = Site { path: path.to_owned(), name: "f".to_owned(), start: 0, end: lines.len() + 1, touched: Vec::new() };
+                let site = Site { path: path.to_owned(), name: "f".to_owned(), start: 0, end: lines.len() + 1, touched: Vec::new(), whole: false };
                 for m in mutants(root, "", &[site], 200) {
                     let doc: serde_json::Value = serde_json::from_str(&m.document).expect("json");
                     let new = doc["actions"][0]["content"].as_str().expect("content");

@@ -603,10 +603,15 @@ fn is_name(token: &str) -> bool {
 
 /// The line declares `name`: a declaring word right before it (`def name`, `pub struct name`,
 /// `export async function name`), or a line that opens a block and defines it by the signature
-/// reading of D62 (`const name = (a) => {`). A plain assignment (`total = 0`) declares nothing.
+/// reading of D62 (`const name = (a) => {`). A plain assignment (`total = 0`) declares nothing,
+/// nor does a call whose string holds a brace (`console.log(`${x}`)`, `raise E(f"{x}")`): a
+/// block opens at the line's end (`{`, `:`), with an arrow, or as a one-line `{ … }`.
 pub(super) fn declares(line: &str, name: &str) -> bool {
     let t = line.trim_end();
-    let opens = t.contains('{') || t.ends_with(':') || t.contains("=>");
+    let opens = t.ends_with('{')
+        || t.ends_with(':')
+        || t.contains("=>")
+        || (t.ends_with('}') && t.contains('{'));
     if opens && super::fragment::defined_name(line) == Some(name) {
         return true;
     }
@@ -707,6 +712,11 @@ mod tests {
         assert!(declares("class Account:", "Account"));
         assert!(!declares("    return parse_date(x)", "parse_date"));
         assert!(!declares("import { getUser } from './api.js';", "getUser"));
+        // A call whose string holds a brace opens no block; a one-line block does.
+        assert!(!declares("    console.log(`${total}`);", "log"));
+        assert!(!declares("  report(`${a}`)", "report"));
+        assert!(declares("  area(s) { return s * s; }", "area"));
+        assert!(declares("const twice = (x) => x * 2;", "twice"));
     }
 
     const DATES: &str =
