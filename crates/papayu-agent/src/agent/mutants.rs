@@ -1707,6 +1707,22 @@ mod tests {
         papayu_context::is_test_path(path) || before.contains("#[cfg(test)]")
     }
 
+    /// The sites `sites` finds in the project at `root` for `goal`, the failing `tests` and the
+    /// `touched` lines.
+    fn found_in(
+        root: &Utf8Path,
+        goal: &str,
+        tests: &[String],
+        touched: &[(String, usize)],
+    ) -> Vec<Site> {
+        sites(root, goal, tests, touched, &users_in(root), &is_test)
+    }
+
+    /// The sites' names, in order.
+    fn names_of(sites: &[Site]) -> Vec<&str> {
+        sites.iter().map(|s| s.name.as_str()).collect()
+    }
+
     /// The definition at lines `start..end` (0-based, `end` exclusive) of `path`, untouched.
     fn site_of(path: &str, start: usize, end: usize) -> Site {
         Site {
@@ -1734,15 +1750,7 @@ mod tests {
     fn the_goals_definition_is_found_and_its_comparison_turned() {
         let dir = project(&[("roman.py", ROMAN), ("test_roman.py", ROMAN_TEST)]);
         let root = root_of(&dir);
-        let users = users_in(root);
-        let sites = sites(
-            root,
-            "from_roman('XIV') returns 16 instead of 14",
-            &[],
-            &[],
-            &users,
-            &is_test,
-        );
+        let sites = found_in(root, "from_roman('XIV') returns 16 instead of 14", &[], &[]);
         // The definition, then the top-level constant it reads.
         let names: Vec<(&str, &str, bool)> = sites
             .iter()
@@ -1802,14 +1810,11 @@ mod tests {
             ("tests/inv.rs", test),
         ]);
         let root = root_of(&dir);
-        let users = users_in(root);
-        let sites = sites(
+        let sites = found_in(
             root,
             "cancelling doesn't give the stock back",
             &["cancel_gives_the_units_back".to_owned()],
             &[],
-            &users,
-            &is_test,
         );
         let names: Vec<(&str, &str)> = sites
             .iter()
@@ -1832,16 +1837,8 @@ mod tests {
         let test = "import unittest\nfrom ini import parse\n\n\nclass T(unittest.TestCase):\n    def test_semicolon(self):\n        self.assertEqual(parse(\"port = 80 ; http\"), {\"port\": \"80\"})\n";
         let dir = project(&[("ini.py", ini), ("test_ini.py", test)]);
         let root = root_of(&dir);
-        let users = users_in(root);
         let goal = "the parser keeps inline '; comments' in values, e.g. `port = 80 ; http`";
-        let found = sites(
-            root,
-            goal,
-            &["test_semicolon".to_owned()],
-            &[],
-            &users,
-            &is_test,
-        );
+        let found = found_in(root, goal, &["test_semicolon".to_owned()], &[]);
         let names: Vec<(&str, bool)> = found.iter().map(|s| (s.name.as_str(), s.whole)).collect();
         assert_eq!(
             names,
@@ -1946,14 +1943,11 @@ mod tests {
         let js = "const NUMBER = /\\d+/y;\n\nexport function tokenize(s) {\n  return NUMBER.exec(s);\n}\n";
         let dir = project(&[("expr.js", js)]);
         let root = root_of(&dir);
-        let users = users_in(root);
-        let found = sites(
+        let found = found_in(
             root,
             "decimals: '1.5' fails",
             &[],
             &[("expr.js".to_owned(), 1)],
-            &users,
-            &is_test,
         );
         assert_eq!(found.len(), 1);
         assert_eq!(
@@ -1976,16 +1970,13 @@ mod tests {
         let test = "use lex::*;\n\n#[test]\nfn strings() {\n    let mut c = \"'a'\".chars();\n    assert!(matches!(next(&mut c), Some(Tok::Str(_))));\n}\n";
         let dir = project(&[("src/lib.rs", lexer), ("tests/lex.rs", test)]);
         let root = root_of(&dir);
-        let users = users_in(root);
-        let found = sites(
+        let found = found_in(
             root,
             "strings are lexed wrong",
             &["strings".to_owned()],
             &[("src/lib.rs".to_owned(), 6), ("src/lib.rs".to_owned(), 10)],
-            &users,
-            &is_test,
         );
-        let names: Vec<&str> = found.iter().map(|s| s.name.as_str()).collect();
+        let names = names_of(&found);
         assert_eq!(names, ["next"], "{found:?}");
         assert_eq!(found[0].touched, [6, 10]);
     }
@@ -1996,25 +1987,15 @@ mod tests {
         let test = "const test = require('node:test');\nconst { multiply } = require('./matrix.js');\n\ntest('multiplies non-square matrices', () => {\n  multiply([[1, 2]], [[1], [2]]);\n});\n";
         let dir = project(&[("matrix.js", js), ("matrix.test.js", test)]);
         let root = root_of(&dir);
-        let users = users_in(root);
-        let by_test = sites(
+        let by_test = found_in(
             root,
             "the product is wrong",
             &["multiplies non-square matrices".to_owned()],
             &[],
-            &users,
-            &is_test,
         );
-        let names: Vec<&str> = by_test.iter().map(|s| s.name.as_str()).collect();
+        let names = names_of(&by_test);
         assert_eq!(names, vec!["multiply", "shape"]);
-        let by_lines = sites(
-            root,
-            "wrong",
-            &[],
-            &[("matrix.js".to_owned(), 9)],
-            &users,
-            &is_test,
-        );
+        let by_lines = found_in(root, "wrong", &[], &[("matrix.js".to_owned(), 9)]);
         assert_eq!(by_lines[0].name, "multiply");
         let all = mutants(root, "", &by_test, 200);
         assert!(
@@ -2066,16 +2047,8 @@ mod tests {
     fn the_lines_a_rejected_change_touched_are_edited_first() {
         let dir = project(&[("roman.py", ROMAN), ("test_roman.py", ROMAN_TEST)]);
         let root = root_of(&dir);
-        let users = users_in(root);
         let touched = [("roman.py".to_owned(), 15), ("other.py".to_owned(), 15)];
-        let found = sites(
-            root,
-            "",
-            &["test_subtractive".to_owned()],
-            &touched,
-            &users,
-            &is_test,
-        );
+        let found = found_in(root, "", &["test_subtractive".to_owned()], &touched);
         assert_eq!(found.len(), 2, "from_roman and the _VALUES it reads");
         assert_eq!(found[0].touched, [15]);
         let all = mutants(root, "", &found, 500);
@@ -2093,18 +2066,10 @@ mod tests {
     fn a_rewritten_files_lines_are_no_lead_and_do_not_crowd_out_the_tests_sites() {
         let dir = project(&[("roman.py", ROMAN), ("test_roman.py", ROMAN_TEST)]);
         let root = root_of(&dir);
-        let users = users_in(root);
         let rewrite: Vec<(String, usize)> = (1..=60).map(|l| ("roman.py".to_owned(), l)).collect();
-        let found = sites(
-            root,
-            "",
-            &["test_subtractive".to_owned()],
-            &rewrite,
-            &users,
-            &is_test,
-        );
+        let found = found_in(root, "", &["test_subtractive".to_owned()], &rewrite);
         // The definition the test reaches and the constant it reads, neither led by the rewrite.
-        let names: Vec<&str> = found.iter().map(|s| s.name.as_str()).collect();
+        let names = names_of(&found);
         assert_eq!(names, ["from_roman", "_VALUES"]);
         assert!(found.iter().all(|s| s.touched.is_empty()), "{found:?}");
     }
@@ -2247,16 +2212,13 @@ mod tests {
         let test = "const test = require('node:test');\nconst { tokenize } = require('./lex.js');\n\nfunction kinds(s) {\n  return tokenize(s).map((t) => t.kind);\n}\n\ntest('reads a string', () => {\n  kinds('x');\n});\n";
         let dir = project(&[("lex.js", js), ("lex.test.js", test)]);
         let root = root_of(&dir);
-        let users = users_in(root);
-        let found = sites(
+        let found = found_in(
             root,
             "strings are cut short",
             &["reads a string".to_owned()],
             &[],
-            &users,
-            &is_test,
         );
-        let names: Vec<&str> = found.iter().map(|s| s.name.as_str()).collect();
+        let names = names_of(&found);
         assert_eq!(names, ["tokenize", "next", "quoted"]);
     }
 
