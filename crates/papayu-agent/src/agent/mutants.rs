@@ -383,18 +383,24 @@ pub(crate) fn sites(
     // sites' order.
     let words = goal_words(goal);
     let mut constants: Vec<Site> = Vec::new();
+    // Each file's constants, (name, start, end), read once.
+    let mut declared: BTreeMap<String, Vec<(String, usize, usize)>> = BTreeMap::new();
     for s in &out {
         let (Some(text), Some(l)) = (text_of(&s.path), lang(&s.path)) else {
             continue;
         };
         let lines: Vec<&str> = text.lines().collect();
+        let here = declared.entry(s.path.clone()).or_insert_with(|| {
+            (0..lines.len())
+                .filter_map(|i| constant_at(&lines, i, l).map(|(n, end)| (n.to_owned(), i, end)))
+                .collect()
+        });
         let body = lines.get(s.first()..s.end).unwrap_or_default();
         for name in read_names(body, l) {
-            let found = (0..lines.len()).find_map(|i| {
-                constant_at(&lines, i, l)
-                    .filter(|(n, _)| *n == name)
-                    .map(|(_, end)| (i, end))
-            });
+            let found = here
+                .iter()
+                .find(|(n, _, _)| *n == name)
+                .map(|(_, start, end)| (*start, *end));
             if let Some((start, end)) = found
                 && !out
                     .iter()
