@@ -162,7 +162,8 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
 /// into a verified fix: a fragment placed, parts (D65), a rename completed (D74), a module moved
 /// (D76), definitions moved (D78), a new method added alone (D79), papayu's own small edit
 /// after the model's first answer (D81: py-03, rs-04; D82: rs-02's division rounded up, rs-05's
-/// condition guarded by its flag, js-01's parts read as numbers).
+/// condition guarded by its flag, js-01's parts read as numbers; D84: py-05's pattern constant
+/// given the character its goal quotes).
 const REPLAY_GUARD: &[(&str, &[&str])] = &[
     ("s12f", &["js-01", "js-02"]),
     ("s12i", &["py-03", "rs-02"]),
@@ -174,7 +175,7 @@ const REPLAY_GUARD: &[(&str, &[&str])] = &[
     ("s16a", &["rs-07"]),
     ("s15c", &["rs-05"]),
     ("s16b", &["rs-12"]),
-    ("s17c", &["js-01"]),
+    ("s17c", &["js-01", "py-05"]),
 ];
 
 /// The single CI entry point: fmt, schema drift, the web UI (its committed bundle against a
