@@ -870,6 +870,10 @@ fn patterns(
                 continue;
             }
             let rest = &line[t.at + 1..];
+            if rest.starts_with('*') {
+                // A block comment's `/*`.
+                continue;
+            }
             let (mut escaped, mut in_class) = (false, false);
             let end = rest.char_indices().find_map(|(i, c)| {
                 let at_end = !escaped && !in_class && c == '/';
@@ -1893,6 +1897,8 @@ mod tests {
         assert!(edit(5, &[';']).is_empty());
         assert!(edit(0, &[',']).is_empty());
         assert!(edit(0, &['/']).is_empty());
+        let comment = "/* a, b / c */ const x = 1;";
+        assert!(patterns(comment, &lex(comment, Lang::Curly), Lang::Curly, &[';']).is_empty());
         let rs = "    let re = Regex::new(r\"\\d+\\.\\d+\").unwrap();";
         let rs_toks = lex(rs, Lang::Rust);
         let got: Vec<String> = patterns(rs, &rs_toks, Lang::Rust, &[','])
