@@ -605,11 +605,17 @@ fn is_name(token: &str) -> bool {
 /// `export async function name`), or a line that opens a block and defines it by the signature
 /// reading of D62 (`const name = (a) => {`). A plain assignment (`total = 0`) declares nothing,
 /// nor does a call whose string holds a brace (`console.log(`${x}`)`, `raise E(f"{x}")`): a
-/// block opens at the line's end (`{`, `:`), with an arrow, or as a one-line `{ … }`.
+/// block opens at the line's end (`{`, `:`; a trailing comment aside), with an arrow, or as a
+/// one-line `{ … }`.
 pub(super) fn declares(line: &str, name: &str) -> bool {
     let t = line.trim_end();
-    let opens = t.ends_with('{')
-        || t.ends_with(':')
+    let code = [" //", " #"]
+        .iter()
+        .find_map(|c| t.split_once(c))
+        .map_or(t, |(code, _)| code.trim_end());
+    let opens = [t, code]
+        .iter()
+        .any(|t| t.ends_with('{') || t.ends_with(':'))
         || t.contains("=>")
         || (t.ends_with('}') && t.contains('{'));
     if opens && super::fragment::defined_name(line) == Some(name) {
@@ -716,6 +722,7 @@ mod tests {
         assert!(!declares("    console.log(`${total}`);", "log"));
         assert!(!declares("  report(`${a}`)", "report"));
         assert!(declares("  area(s) { return s * s; }", "area"));
+        assert!(declares("  area(s) { // the square's", "area"));
         assert!(declares("const twice = (x) => x * 2;", "twice"));
     }
 
