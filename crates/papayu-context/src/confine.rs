@@ -99,6 +99,29 @@ pub(crate) fn is_protected_entry(policy: &Policy, root: &Path, entry: &ignore::D
     }
 }
 
+/// The first bytes of a `CACHEDIR.TAG` file by the Cache Directory Tagging Specification
+/// (<https://bford.info/cachedir/>): cargo's `target/`, pytest's, mypy's and ruff's caches carry
+/// one.
+const CACHEDIR_SIGNATURE: &[u8] = b"Signature: 8a477f597d28d172789f06886806bc55";
+
+/// Whether a directory entry met during a walk is a build or tool cache: a directory tagged by
+/// a `CACHEDIR.TAG` (the Cache Directory Tagging Specification) or Python's `__pycache__`. Its
+/// files are generated — build output, bytecode — so the map, the search and the goal's file
+/// pointers skip it whole: cargo's `target/` alone lists hundreds of hashed names that say
+/// nothing about the code and cost a small model thousands of prompt tokens (issue #16).
+pub(crate) fn is_cache_dir(entry: &ignore::DirEntry) -> bool {
+    if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_dir()) {
+        return false;
+    }
+    if entry.file_name() == "__pycache__" {
+        return true;
+    }
+    let mut head = [0_u8; CACHEDIR_SIGNATURE.len()];
+    fs_err::File::open(entry.path().join("CACHEDIR.TAG"))
+        .and_then(|mut f| io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| head == CACHEDIR_SIGNATURE)
+}
+
 /// Whether a path lies in a third-party directory that stack-trace gathering skips.
 pub(crate) fn is_vendored(path: &str) -> bool {
     path.split('/').any(|s| {

@@ -10,7 +10,7 @@ use papayu_validate::RelPath;
 use serde::Serialize;
 
 use crate::auto::AutoItem;
-use crate::base::{Pointer, map_block};
+use crate::base::{Pointer, is_test_path, map_block};
 use crate::block::{Block, BlockKind, DietState, Origin, render_blocks};
 use crate::diet::{ContextStats, apply_diet, truncate_middle};
 use crate::extras::{BaseRequest, ContextExtras};
@@ -373,6 +373,40 @@ impl ContextEngine {
     /// installed [`ContextExtras`] adds its blocks (findings for the files read, the
     /// architecture summary, research) after the files.
     pub fn base(&mut self, goal: &str, failure: Option<&str>) -> AssembledContext {
+        self.base_focused(goal, failure, &[])
+    }
+
+    /// [`base`](Self::base), with the test files it sends focused on the `failing` tests (their
+    /// names as the test runner reports them: `test_mod.Class.test_x`, `tests/a.rs::name`,
+    /// `suite > title`): those are shown whole, the other tests of the file by name only, in one
+    /// comment line per run of them. Pass the failing tests only while test files are not the
+    /// model's to change — a model shown part of a file must not rewrite it. A file in which no
+    /// failing test is recognised is sent whole.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # std::fs::write(dir.path().join("calc.py"), "def add(a, b):\n    return a - b\n").unwrap();
+    /// # std::fs::write(
+    /// #     dir.path().join("test_calc.py"),
+    /// #     "from calc import add\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    /// # ).unwrap();
+    /// use papayu_context::{ContextConfig, ContextEngine};
+    ///
+    /// let root = camino::Utf8Path::from_path(dir.path()).unwrap();
+    /// let mut engine = ContextEngine::new(root, ContextConfig::default())?;
+    /// let failing = ["test_calc.py::test_add".to_owned()];
+    /// let ctx = engine.base_focused("add() in calc.py subtracts", None, &failing);
+    /// assert!(ctx.text.contains("assert add(2, 3) == 5"));
+    /// assert!(ctx.text.contains("# … 1 passing test is not shown: test_zero"));
+    /// assert!(!ctx.text.contains("add(0, 0)"));
+    /// # Ok::<(), papayu_context::ContextError>(())
+    /// ```
+    pub fn base_focused(
+        &mut self,
+        goal: &str,
+        failure: Option<&str>,
+        failing: &[String],
+    ) -> AssembledContext {
         let mut index = FileIndex::default();
         let max_files = self.project.config.goal_max_files;
         let pointed = self.project.goal_files(goal, &mut index, max_files);
@@ -417,6 +451,17 @@ impl ContextEngine {
             _ => true,
         });
         let mut blocks = self.fetch_auto(&items, None);
+        if !failing.is_empty() {
+            for block in &mut blocks {
+                let Some(file) = &block.file else { continue };
+                if !is_test_path(&file.path) {
+                    continue;
+                }
+                if let Some(body) = crate::focus::focus_tests(&file.path, &block.body, failing) {
+                    block.body = body;
+                }
+            }
+        }
         if let Some(extras) = &self.extras {
             let files: Vec<String> = blocks
                 .iter()

@@ -1,5 +1,6 @@
 //! The project's files as the context layer may show them: `.gitignore`/`.papayuignore`
-//! honoured, protected entries pruned, listed once per cycle with their sizes and times.
+//! honoured, protected entries and build caches (`CACHEDIR.TAG`, `__pycache__`) pruned, listed
+//! once per cycle with their sizes and times.
 
 use std::sync::Mutex;
 use std::time::SystemTime;
@@ -7,7 +8,7 @@ use std::time::SystemTime;
 use ignore::{WalkBuilder, WalkState};
 use papayu_validate::RelPath;
 
-use crate::confine::{is_protected_entry, is_vendored};
+use crate::confine::{is_cache_dir, is_protected_entry, is_vendored};
 use crate::project::Project;
 
 /// One file of the project.
@@ -75,7 +76,7 @@ fn walk(project: &Project) -> Vec<FileEntry> {
         .filter_entry({
             let policy = project.root.policy().clone();
             let root = root.to_path_buf();
-            move |e| !is_protected_entry(&policy, &root, e)
+            move |e| !is_protected_entry(&policy, &root, e) && !is_cache_dir(e)
         })
         .build_parallel()
         .run(|| {

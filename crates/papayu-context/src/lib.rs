@@ -12,6 +12,7 @@ mod env;
 mod error;
 mod extras;
 mod files;
+mod focus;
 mod project;
 mod search;
 mod tools;

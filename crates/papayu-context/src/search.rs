@@ -15,7 +15,7 @@ use ignore::{WalkBuilder, WalkState};
 use serde::Serialize;
 
 use crate::block::{Block, BlockKind};
-use crate::confine::{display_raw, is_protected_entry};
+use crate::confine::{display_raw, is_cache_dir, is_protected_entry};
 use crate::project::{Project, cache_key};
 
 /// How the query is interpreted.
@@ -174,10 +174,11 @@ impl Project {
             .follow_links(false)
             .threads(self.config.search_threads)
             .filter_entry({
-                // Prune `.git/`, `.papa-yu/`, `secrets/` and secret files before reading them.
+                // Prune `.git/`, `.papa-yu/`, `secrets/` and secret files before reading them, and
+                // build caches (`target/`, `__pycache__`): generated, never the code to change.
                 let policy = self.root.policy().clone();
                 let root = root.to_path_buf();
-                move |entry| !is_protected_entry(&policy, &root, entry)
+                move |entry| !is_protected_entry(&policy, &root, entry) && !is_cache_dir(entry)
             });
         if let Some(g) = glob {
             let mut ob = OverrideBuilder::new(root);

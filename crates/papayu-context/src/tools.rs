@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Language;
 use crate::ToolProbe;
-use crate::confine::is_protected_entry;
+use crate::confine::{is_cache_dir, is_protected_entry};
 use crate::project::Project;
 
 /// Files at the project root that name a language.
@@ -153,7 +153,7 @@ impl Project {
             .add_custom_ignore_filename(".papayuignore")
             .follow_links(false)
             .max_depth(Some(WALK_MAX_DEPTH))
-            .filter_entry(move |e| !is_protected_entry(&policy, &walk_root, e))
+            .filter_entry(move |e| !is_protected_entry(&policy, &walk_root, e) && !is_cache_dir(e))
             .build();
         for entry in walk.take(WALK_MAX_ENTRIES).flatten() {
             if !entry.file_type().is_some_and(|t| t.is_file()) {

@@ -213,7 +213,20 @@ impl Agent {
     ) {
         self.engine.new_cycle();
         progress(&Progress::GatheringContext);
-        let assembled = self.engine.base(goal, failure);
+        // While the tests judge the change, test files are read, not rewritten (D60): they are
+        // focused on the failing tests (D85).
+        let mut assembled = self.engine.base_focused(goal, failure, &self.failing_tests);
+        if !self.failing_tests.is_empty()
+            && assembled
+                .sent_files
+                .iter()
+                .all(|(p, _)| papayu_context::is_test_path(p))
+        {
+            // Only test files were found: then they are the answer's to change
+            // (`changeable`), and a file shown in part must not be rewritten whole.
+            self.engine.new_cycle();
+            assembled = self.engine.base(goal, failure);
+        }
         Self::record(call, &assembled);
         call.style = self.call_style(call);
         let text = Self::shown(call, &assembled);

@@ -72,6 +72,9 @@ pub struct Agent {
     /// The tests fail and judge the change ([`Agent::solve`]): narrowed answers may not change
     /// a test file (D60), so a small model's draws are not spent on them.
     tests_protected: bool,
+    /// The tests that failed before the change while they judge it ([`Agent::solve`]): the
+    /// base context shows them whole and the other tests of their files by name only.
+    failing_tests: Vec<String>,
     /// Told how each plan, apply and solve ended ([`Agent::set_observer`]).
     observer: Option<Arc<dyn AgentObserver>>,
 }
@@ -130,6 +133,7 @@ impl Agent {
             usage: Usage::default(),
             sampling: None,
             tests_protected: false,
+            failing_tests: Vec::new(),
             observer: None,
         })
     }

@@ -61,6 +61,9 @@ pub(crate) struct Renamed {
     pub(crate) alone: bool,
     /// Module files moved to the renamed module's path, `(from, to)` (D76).
     pub(crate) moved: Vec<(String, String)>,
+    /// The goal asked for this rename in words (`rename getUser to fetchUser`, D86); the
+    /// model's change did not begin it.
+    pub(crate) asked: bool,
     /// `{"actions": [...]}`: the change's actions, renamed, then an UPDATE_FILE per such file.
     pub(crate) document: String,
 }
@@ -74,6 +77,13 @@ impl Renamed {
             .map(|(a, b)| format!("`{a}` → `{b}`"))
             .collect();
         names.extend(self.moved.iter().map(|(a, b)| format!("{a} moved to {b}")));
+        if self.asked {
+            return format!(
+                "{} in {}, as the goal asks",
+                names.join(", "),
+                self.files.join(", ")
+            );
+        }
         if self.alone {
             return format!(
                 "{} alone in {}, as begun by {parent}",
@@ -324,6 +334,7 @@ pub(crate) fn completed(
             files: touched,
             alone: false,
             moved: moved.clone(),
+            asked: false,
             document: json!({ "actions": doc }).to_string(),
         });
     }
@@ -358,10 +369,124 @@ pub(crate) fn completed(
             files,
             alone: true,
             moved,
+            asked: false,
             document: alone_doc,
         });
     }
     out
+}
+
+/// Words of a goal that may stand between `rename` and the old name, or after it: what kind of
+/// name it is.
+const KINDS: &[&str] = &[
+    "the",
+    "function",
+    "method",
+    "class",
+    "type",
+    "struct",
+    "enum",
+    "trait",
+    "interface",
+    "variable",
+    "constant",
+    "const",
+    "field",
+    "fn",
+    "def",
+];
+
+/// The `(old, new)` names a goal asks to rename in words: `rename getUser to fetchUser`,
+/// `rename the Rgb type to Color`, ``Rename `parse_date` into `parse_iso_date` ``, `rename
+/// old_name -> new_name` (backticks, quotes and a call's `()` around a name are read through).
+pub(crate) fn asked_rename(goal: &str) -> Option<(String, String)> {
+    let bare = |w: &str| -> String {
+        w.trim_matches(|c: char| matches!(c, '`' | '\'' | '"' | ',' | '.' | ':' | ';' | ')' | '('))
+            .trim_end_matches("()")
+            .trim_matches(|c: char| matches!(c, '`' | '\'' | '"'))
+            .to_owned()
+    };
+    let words: Vec<&str> = goal.split_whitespace().collect();
+    let at = words
+        .iter()
+        .position(|w| bare(w).eq_ignore_ascii_case("rename"))?;
+    let mut rest = words[at + 1..].iter().map(|w| bare(w)).peekable();
+    let skip_kinds = |rest: &mut std::iter::Peekable<_>| {
+        while rest
+            .peek()
+            .is_some_and(|w: &String| KINDS.contains(&w.to_ascii_lowercase().as_str()))
+        {
+            rest.next();
+        }
+    };
+    skip_kinds(&mut rest);
+    let old = rest.next()?;
+    skip_kinds(&mut rest);
+    let joint = rest.next()?;
+    if !matches!(
+        joint.to_ascii_lowercase().as_str(),
+        "to" | "into" | "as" | "->" | "→"
+    ) {
+        return None;
+    }
+    let new = rest.next()?;
+    let ident = |w: &str| is_name(w) && w.chars().all(is_word);
+    (ident(&old) && ident(&new) && old != new).then_some((old, new))
+}
+
+/// The rename a goal asks for in words ([`asked_rename`]) carried out in every non-test file
+/// that uses the old name (whole words), on the files as they are — when the old name is
+/// defined in the project's code and the new one is not (D86). `users(name)` as in
+/// [`completed`].
+pub(crate) fn asked(
+    root: &Utf8Path,
+    goal: &str,
+    users: &dyn Fn(&str) -> Vec<String>,
+) -> Option<Renamed> {
+    let (old, new) = asked_rename(goal)?;
+    let code = |path: &String| !papayu_context::is_test_path(path);
+    let using: Vec<(String, String)> = users(&old)
+        .into_iter()
+        .filter(code)
+        .filter_map(|p| {
+            let text = read(root, &p).filter(|t| t.len() <= MAX_FILE_BYTES)?;
+            Some((p, text))
+        })
+        .collect();
+    if !using
+        .iter()
+        .any(|(_, t)| t.lines().any(|l| declares(l, &old)))
+    {
+        return None;
+    }
+    let defines_new = users(&new)
+        .into_iter()
+        .filter(code)
+        .any(|p| read(root, &p).is_some_and(|t| t.lines().any(|l| declares(l, &new))));
+    if defines_new {
+        return None;
+    }
+    let mut actions = Vec::new();
+    let mut files = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (path, text) in &using {
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        let renamed = rename_word(text, &old, &new);
+        if renamed != *text {
+            actions.push(json!({"kind": "UPDATE_FILE", "path": path, "content": renamed}));
+            files.push(path.clone());
+        }
+    }
+    (!actions.is_empty()).then(|| Renamed {
+        names: vec![(old, new)],
+        files,
+        alone: true,
+        moved: Vec::new(),
+        asked: true,
+        document: json!({ "actions": actions }).to_string(),
+    })
 }
 
 /// A one-name line change: `from` became `to` in `path`'s line `line`.
@@ -655,6 +780,89 @@ fn rename_word(text: &str, from: &str, to: &str) -> String {
 mod tests {
     use super::super::testkit::{plan_of, project, users_in};
     use super::*;
+
+    #[test]
+    fn a_rename_the_goal_asks_for_in_words() {
+        let cases = [
+            (
+                "rename getUser to fetchUser everywhere (the tests already use the new name)",
+                Some(("getUser", "fetchUser")),
+            ),
+            (
+                "rename the Rgb type to Color across the crate",
+                Some(("Rgb", "Color")),
+            ),
+            (
+                "Rename `parse_date()` into `parse_iso_date`.",
+                Some(("parse_date", "parse_iso_date")),
+            ),
+            (
+                "please rename function old_name -> new_name",
+                Some(("old_name", "new_name")),
+            ),
+            ("rename files in bulk", None),
+            ("rename x to x", None),
+            ("fix the rename of users", None),
+            ("rename a.b to c", None),
+        ];
+        for (goal, want) in cases {
+            let got = asked_rename(goal);
+            assert_eq!(
+                got.as_ref().map(|(a, b)| (a.as_str(), b.as_str())),
+                want,
+                "{goal}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_rename_the_goal_asks_for_is_carried_out_in_the_code_not_the_tests() {
+        let dir = project(&[
+            (
+                "src/api.js",
+                "export async function getUser(id) {\n  return { id };\n}\n",
+            ),
+            (
+                "src/index.js",
+                "export { getUser } from './api.js';\n// getUserName stays\n",
+            ),
+            (
+                "test/api.test.js",
+                "import { fetchUser } from '../src/index.js';\n// getUser was the old name\n",
+            ),
+        ]);
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let users = users_in(root);
+        let r = asked(root, "rename getUser to fetchUser everywhere", &users).expect("a rename");
+        assert!(r.asked && r.alone);
+        assert_eq!(r.files, ["src/api.js", "src/index.js"]);
+        assert!(
+            r.document.contains("export async function fetchUser(id)"),
+            "{}",
+            r.document
+        );
+        assert!(
+            r.document
+                .contains("export { fetchUser } from './api.js';\\n// getUserName stays"),
+            "{}",
+            r.document
+        );
+        assert!(!r.document.contains("test/api.test.js"), "{}", r.document);
+        assert_eq!(
+            r.describe("t"),
+            "`getUser` → `fetchUser` in src/api.js, src/index.js, as the goal asks"
+        );
+        // Not when the new name is already defined in the code, nor when the old one is not.
+        assert!(asked(root, "rename getUser to getUserName", &users).is_some());
+        let taken = project(&[
+            ("a.py", "def old():\n    pass\n\n\ndef new():\n    pass\n"),
+            ("b.py", "from a import old\n"),
+        ]);
+        let root = Utf8Path::from_path(taken.path()).unwrap();
+        let users = users_in(root);
+        assert!(asked(root, "rename old to new", &users).is_none());
+        assert!(asked(root, "rename missing to other", &users).is_none());
+    }
 
     #[test]
     fn a_line_with_one_name_replaced_is_a_rename() {

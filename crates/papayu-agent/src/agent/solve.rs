@@ -652,6 +652,7 @@ impl Agent {
     ) -> Result<SolveReport, AgentError> {
         let result = self.solve_tested(goal, options, confirm, progress).await;
         self.tests_protected = false;
+        self.failing_tests.clear();
         result
     }
 
@@ -699,6 +700,11 @@ impl Agent {
         };
         let targets = goal_tests(&goal, &baseline);
         self.tests_protected = !run.success || !targets.is_empty();
+        self.failing_tests = if self.tests_protected {
+            baseline.failing()
+        } else {
+            Vec::new()
+        };
         progress(&Progress::Tested {
             baseline: true,
             success: run.success,
@@ -1002,7 +1008,7 @@ impl Agent {
                     // (D65); each is tested as its own transaction, and the model is told
                     // about the whole change only.
                     let derived = if tested {
-                        self.derived(&preview, options.parts as usize)
+                        self.derived(&goal, &preview, options.parts as usize)
                     } else {
                         Vec::new()
                     };
@@ -1326,13 +1332,23 @@ impl Agent {
     /// What is tried after the tests rejected `preview`'s change, before the model is asked
     /// again: the change with the renames it began completed, then those renames alone (D74),
     /// the definitions it began to move into a new module moved (D78), its new definitions
-    /// added alone (D79), then at most `parts` of its parts (D65).
-    fn derived(&self, preview: &ApplyPreview, parts: usize) -> Vec<Derived> {
+    /// added alone (D79), then at most `parts` of its parts (D65). When `goal` asks for a
+    /// rename in words that the change did not complete, that rename alone comes after the
+    /// change's own renames (D86).
+    fn derived(&self, goal: &str, preview: &ApplyPreview, parts: usize) -> Vec<Derived> {
         let users = self.users();
         let mut out: Vec<Derived> = super::rename::completed(&self.root, &preview.plan, &users)
             .into_iter()
             .map(Derived::Renamed)
             .collect();
+        if let Some(asked) = super::rename::asked(&self.root, goal, &users) {
+            let done = out.iter().any(|d| {
+                matches!(d, Derived::Renamed(r) if r.names.iter().any(|n| asked.names.contains(n)))
+            });
+            if !done {
+                out.push(Derived::Renamed(asked));
+            }
+        }
         out.extend(
             super::moves::moved(&self.root, &preview.plan, &users)
                 .into_iter()

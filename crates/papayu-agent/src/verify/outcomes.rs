@@ -320,6 +320,46 @@ fn noise(line: &str) -> bool {
         || t.starts_with("ℹ duration_ms")
 }
 
+/// Whether a line is a test runner's progress chatter, which says nothing about why a test
+/// fails: cargo's build and binary banners (`Compiling`, `Finished`, `Running … (target/…)`,
+/// `Doc-tests`), a test binary that ran no test, a passing test's status line (`test x ... ok`,
+/// unittest's `test_x (m.C.test_x) ... ok`, pytest's `PASSED`, TAP's `ok 3 - name`), node's TAP
+/// bookkeeping when the output is TAP (`tap`: `TAP version`, `# Subtest:` — repeated by its
+/// `not ok` line — the YAML diagnostic's `---`/`...` fences, `failureType`, `code`, `name`,
+/// `operator`, empty `expected:`/`actual:` keys, zero counters). The failures themselves —
+/// names, messages, values, locations, frames in the project — stay. A small model reads every
+/// prompt token at about 40 a second on two cores: cargo's banners and node's YAML were a third
+/// of their logs (issue #16).
+fn chatter(line: &str, tap: bool) -> bool {
+    let t = line.trim();
+    let passed = t.ends_with(" ... ok")
+        || t.ends_with(" PASSED")
+        || (t.contains(" PASSED [") && t.ends_with("%]"))
+        || t.strip_prefix("ok ").is_some_and(|r| {
+            r.split_once(" - ")
+                .is_some_and(|(n, _)| n.bytes().all(|b| b.is_ascii_digit()))
+        });
+    let cargo = (t.starts_with("Compiling ") && t.contains(" v"))
+        || t.starts_with("Finished `")
+        || (t.starts_with("Running ") && t.ends_with(')') && t.contains("target/"))
+        || t.starts_with("Doc-tests ")
+        || t == "running 0 tests"
+        || (t.starts_with("test result: ok. 0 passed;") && t.contains(" 0 failed;"))
+        || t.starts_with("error: test failed, to rerun pass");
+    let bookkeeping = t.starts_with("TAP version ")
+        || t.starts_with("# Subtest: ")
+        || t == "---"
+        || t == "..."
+        || t.starts_with("failureType: ")
+        || t.starts_with("code: 'ERR_")
+        || t.starts_with("name: '")
+        || t.starts_with("operator: '")
+        || t == "expected:"
+        || t == "actual:"
+        || ["# suites 0", "# cancelled 0", "# skipped 0", "# todo 0"].contains(&t);
+    passed || cargo || (tap && bookkeeping)
+}
+
 /// A test runner's own summary or result line (not a test's message, whose text is the
 /// model's to read as it is).
 fn runner_line(line: &str) -> bool {
@@ -431,14 +471,76 @@ fn without_addresses(line: std::borrow::Cow<'_, str>) -> std::borrow::Cow<'_, st
     std::borrow::Cow::Owned(out)
 }
 
-/// A compact account of a failing run for the model: the output without stack-frame noise
-/// and without the run's timings (the same failure reads the same on a fast or a slow
-/// machine), its tail kept within `max_chars` (cut on a line boundary).
+/// cargo's test output in an order that does not depend on the run: its test threads finish in
+/// whatever order the machine's scheduler gives them, and cargo prints each test's status line
+/// and each failure's `---- name stdout ----` section in that order. Both are sorted by the
+/// test's name here (cargo's closing `failures:` list already is), so the same failure reads
+/// the same in every run — a greedy model given the same project gets the same prompt (D57), and
+/// the first failure it reads does not change from run to run (D85). Other output is returned
+/// as it is.
+fn in_name_order(output: &str) -> std::borrow::Cow<'_, str> {
+    let lines: Vec<&str> = output.lines().collect();
+    let is_status = |l: &str| {
+        l.strip_prefix("test ")
+            .and_then(|r| r.rsplit_once(" ... "))
+            .is_some()
+    };
+    let is_section = |l: &str| l.starts_with("---- ") && l.ends_with(" ----");
+    if !lines.iter().any(|l| is_section(l) || is_status(l)) {
+        return std::borrow::Cow::Borrowed(output);
+    }
+    let mut out: Vec<&str> = Vec::with_capacity(lines.len());
+    let mut i = 0;
+    while i < lines.len() {
+        if is_status(lines[i]) {
+            let start = i;
+            while i < lines.len() && is_status(lines[i]) {
+                i += 1;
+            }
+            let mut run = lines[start..i].to_vec();
+            run.sort_unstable();
+            out.extend(run);
+            continue;
+        }
+        if is_section(lines[i]) {
+            // Sections up to the closing `failures:` list (or the end).
+            let mut sections: Vec<&[&str]> = Vec::new();
+            while i < lines.len() && is_section(lines[i]) {
+                let start = i;
+                i += 1;
+                while i < lines.len() && !is_section(lines[i]) && lines[i].trim() != "failures:" {
+                    i += 1;
+                }
+                sections.push(&lines[start..i]);
+            }
+            sections.sort_by_key(|s| s[0]);
+            for s in sections {
+                out.extend_from_slice(s);
+            }
+            continue;
+        }
+        out.push(lines[i]);
+        i += 1;
+    }
+    let mut text = out.join("\n");
+    if output.ends_with('\n') {
+        text.push('\n');
+    }
+    std::borrow::Cow::Owned(text)
+}
+
+/// A compact account of a failing run for the model: cargo's tests in name order
+/// ([`in_name_order`]), the output without stack-frame noise, without the runner's chatter
+/// (`chatter`: banners, passing tests, TAP bookkeeping) and without the run's timings (the same
+/// failure reads the same on a fast or a slow machine), its tail kept within `max_chars` (cut
+/// on a line boundary).
 pub fn failure_digest(output: &str, max_chars: usize) -> String {
+    let tap = output.lines().any(|l| l.starts_with("TAP version "));
+    let output = in_name_order(output);
     let mut lines: Vec<std::borrow::Cow<'_, str>> = Vec::new();
     let mut blank = false;
     for line in output.lines() {
-        if noise(line) {
+        if noise(line) || chatter(line, tap) {
             continue;
         }
         let line = without_addresses(without_timings(line));
@@ -737,6 +839,127 @@ FAILED (failures=1, errors=1, skipped=1)
     fn a_name_seen_twice_keeps_its_worst_outcome() {
         let o = parse_outcomes("ok 1 - same\nnot ok 2 - same\nok 3 - same\n");
         assert_eq!(o.get("same"), Some(TestStatus::Fail));
+    }
+
+    #[test]
+    fn cargo_tests_read_in_name_order_whatever_order_they_finished_in() {
+        let run = |first: &str, second: &str| {
+            format!(
+                "running 3 tests\ntest tests::{first} ... FAILED\ntest tests::ok_one ... ok\ntest tests::{second} ... FAILED\n\n\
+failures:\n\n---- tests::{first} stdout ----\npanicked in {first}:\n{first} broke\n\n\
+---- tests::{second} stdout ----\npanicked in {second}:\n{second} broke\n\n\
+failures:\n    tests::a_first\n    tests::b_second\n\ntest result: FAILED. 1 passed; 2 failed\n"
+            )
+        };
+        let one = failure_digest(&run("b_second", "a_first"), 10_000);
+        let other = failure_digest(&run("a_first", "b_second"), 10_000);
+        assert_eq!(one, other);
+        let a = one.find("a_first broke").unwrap();
+        let b = one.find("b_second broke").unwrap();
+        assert!(a < b, "{one}");
+        assert!(
+            one.find("test tests::a_first ... FAILED").unwrap()
+                < one.find("test tests::b_second ... FAILED").unwrap(),
+            "{one}"
+        );
+        // Output of other runners is left in its order.
+        let py = "FAIL: test_b (t.T.test_b)\nAssertionError: b\nFAIL: test_a (t.T.test_a)\nAssertionError: a\n";
+        assert_eq!(failure_digest(py, 10_000), py.trim_end());
+    }
+
+    /// The digest of `output` has none of `gone` and all of `kept`.
+    fn digest_keeps(output: &str, gone: &[&str], kept: &[&str]) {
+        let d = failure_digest(output, 10_000);
+        for g in gone {
+            assert!(!d.contains(g), "{g} kept:\n{d}");
+        }
+        for k in kept {
+            assert!(d.contains(k), "{k} lost:\n{d}");
+        }
+    }
+
+    #[test]
+    fn digest_drops_runner_chatter_and_keeps_every_failure() {
+        let cargo = "   Compiling jsonc_lexer v0.1.0 (/tmp/p)\n\
+    Finished `test` profile [unoptimized + debuginfo] target(s) in 0.72s\n\
+     Running unittests src/lib.rs (target/debug/deps/jsonc_lexer-ae6140cc5f9ea48e)\n\
+\n\
+running 0 tests\n\
+\n\
+test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\
+\n\
+     Running tests/lexer.rs (target/debug/deps/lexer-96f2adae63e94bb1)\n\
+\n\
+running 2 tests\n\
+test errors ... ok\n\
+test escaped_quotes_stay_inside_the_string ... FAILED\n\
+\n\
+failures:\n\
+\n\
+---- escaped_quotes_stay_inside_the_string stdout ----\n\
+thread 'escaped_quotes_stay_inside_the_string' panicked at tests/lexer.rs:5:10:\n\
+called `Result::unwrap()` on an `Err` value: UnknownWord { word: \"hi\" }\n\
+\n\
+test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\
+\n\
+error: test failed, to rerun pass `--test lexer`\n\
+   Doc-tests jsonc_lexer\n";
+        digest_keeps(
+            cargo,
+            &[
+                "Compiling",
+                "Finished",
+                "Running",
+                "running 0 tests",
+                "0 passed",
+                "errors ... ok",
+                "Doc-tests",
+                "to rerun",
+            ],
+            &[
+                "running 2 tests",
+                "escaped_quotes_stay_inside_the_string ... FAILED",
+                "panicked at tests/lexer.rs:5:10",
+                "UnknownWord { word: \"hi\" }",
+                "test result: FAILED. 1 passed; 1 failed",
+            ],
+        );
+
+        let tap = "TAP version 13\n# Subtest: compares numerically\nnot ok 2 - compares numerically\n  ---\n  \
+location: 'test/semver.test.js:11:1'\n  failureType: 'testCodeFailure'\n  error: |-\n    \
+Expected values to be strictly equal:\n\n    -1 !== 1\n\n  code: 'ERR_ASSERTION'\n  \
+name: 'AssertionError'\n  expected: 1\n  actual: -1\n  operator: 'strictEqual'\n  stack: |-\n    \
+TestContext.<anonymous> (file://test/semver.test.js:12:10)\n  ...\n# Subtest: parses\nok 3 - parses\n\
+1..3\n# tests 3\n# suites 0\n# pass 1\n# fail 2\n# cancelled 0\n# skipped 0\n# todo 0\n";
+        digest_keeps(
+            tap,
+            &[
+                "TAP version",
+                "# Subtest",
+                "failureType",
+                "ERR_ASSERTION",
+                "'AssertionError'",
+                "operator",
+                "ok 3 - parses",
+                "# suites",
+                "# todo",
+            ],
+            &[
+                "not ok 2 - compares numerically",
+                "location: 'test/semver.test.js:11:1'",
+                "-1 !== 1",
+                "expected: 1",
+                "actual: -1",
+                "semver.test.js:12:10",
+                "# fail 2",
+            ],
+        );
+        // Outside TAP output, a message's own `name: '…'` line is the test's to show.
+        let plain = failure_digest("AssertionError: dicts differ\nname: 'Ann'\n---\n", 10_000);
+        assert!(
+            plain.contains("name: 'Ann'") && plain.contains("---"),
+            "{plain}"
+        );
     }
 
     #[test]

@@ -164,6 +164,13 @@ fn a_right_fix_is_verified_by_the_tests_and_kept() {
     assert!(user.contains("FILE[test_calc.py]"), "{user}");
     assert!(user.contains("AssertionError: -1 != 5"), "{user}");
     assert!(user.contains("PROJECT MAP"), "{user}");
+    // The test file shows the failing test whole and the passing one by name (D85).
+    assert!(user.contains("self.assertEqual(add(2, 3), 5)"), "{user}");
+    assert!(
+        user.contains("# … 1 passing test is not shown: test_mean"),
+        "{user}"
+    );
+    assert!(!user.contains("mean([1, 2, 3])"), "{user}");
     // The traceback names files as the model names them: relative to the project.
     assert!(user.contains("File \"test_calc.py\", line"), "{user}");
     let root = p.dir.path().canonicalize().unwrap();
@@ -898,6 +905,73 @@ fn a_rename_begun_in_the_definition_is_completed_at_its_uses() {
             "`parse_date` → `parse_iso_date` also in aaa_notes.py, sheet.py, completing {}",
             report.attempts[0].trace_id.as_deref().unwrap()
         )
+    );
+}
+
+/// A goal that asks for a rename in words gets it from papayu when the model's change does not
+/// carry it out (D86): the rename alone, in the code files that use the name, tested like any
+/// change — the tests, which already use the new name, as they are.
+#[test]
+fn a_rename_the_goal_asks_for_is_carried_out_when_the_model_does_something_else() {
+    const DATES: &str = "def parse_date(text):\n    return text.strip()\n";
+    const SHEET: &str = "from dates import parse_date\n\n\ndef days(rows):\n    return [parse_date(r) for r in rows]\n";
+    const TEST: &str = "import unittest\n\nfrom dates import parse_iso_date\nfrom sheet import days\n\n\nclass DatesTest(unittest.TestCase):\n    def test_parse(self):\n        self.assertEqual(parse_iso_date(' 2024-01-31 '), '2024-01-31')\n\n    def test_days(self):\n        self.assertEqual(days([' a ']), ['a'])\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+    let p = Project::new(&[
+        ("dates.py", DATES.as_bytes()),
+        ("sheet.py", SHEET.as_bytes()),
+        ("test_dates.py", TEST.as_bytes()),
+    ]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // The model renames another function (`days` → `all_days`): its own rename, completed
+    // (D74), does not give the tests the name they import.
+    let model = rt.block_on(Model::start(&[json!({
+        "actions": [{"kind": "UPDATE_FILE", "path": "sheet.py",
+                     "content": SHEET.replace("def days", "def all_days")}],
+        "summary": "renamed"
+    })]));
+    let mut agent = p.agent(
+        &model,
+        &[("PAPAYU_PROTOCOL_VERSION", "3"), ("PAPAYU_TRACE", "1")],
+    );
+    let report = rt
+        .block_on(agent.solve(
+            "rename parse_date to parse_iso_date everywhere (the tests already use the new name)",
+            &model_only(),
+            None,
+            &no_progress,
+        ))
+        .unwrap();
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.usage.model_calls, 1);
+    let renamed = report.attempts.last().unwrap();
+    assert_eq!(
+        renamed.renamed,
+        Some(papayu_agent::RenamedView {
+            names: vec![("parse_date".into(), "parse_iso_date".into())],
+            files: vec!["dates.py".into(), "sheet.py".into()],
+            alone: true,
+            moved: vec![],
+        })
+    );
+    assert!(matches!(&renamed.verdict, Some(Verdict::Verified { .. })));
+    assert_eq!(
+        p.read("dates.py"),
+        DATES.replace("parse_date", "parse_iso_date")
+    );
+    assert_eq!(
+        p.read("sheet.py"),
+        SHEET.replace("parse_date", "parse_iso_date")
+    );
+    assert_eq!(p.read("test_dates.py"), TEST);
+    let trace = std::fs::read_to_string(p.dir.path().join(format!(
+        ".papa-yu/traces/{}.json",
+        renamed.trace_id.as_deref().unwrap()
+    )))
+    .unwrap();
+    let trace: Value = serde_json::from_str(&trace).unwrap();
+    assert_eq!(
+        trace["part_of"],
+        "`parse_date` → `parse_iso_date` in dates.py, sheet.py, as the goal asks"
     );
 }
 

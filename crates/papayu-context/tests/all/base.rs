@@ -143,3 +143,47 @@ fn the_budget_drops_the_map_and_env_before_the_pointed_files() {
     assert!(files.contains(&"calc.py"), "{files:?}");
     assert!(ctx.stats.context_total_chars <= 2_500, "{:?}", ctx.stats);
 }
+
+/// A project's build caches — cargo's `target/` (tagged by a `CACHEDIR.TAG`), Python's
+/// `__pycache__` — are neither mapped nor searched: generated files, hundreds of hashed names.
+/// A `CACHEDIR.TAG` without the specification's signature tags nothing.
+#[test]
+fn build_caches_are_neither_mapped_nor_searched() {
+    let p = task_project("rs-05-lexer-escaped-quote");
+    p.write(
+        "target/CACHEDIR.TAG",
+        b"Signature: 8a477f597d28d172789f06886806bc55\n# cargo's cache\n",
+    );
+    p.write(
+        "target/debug/deps/lexer-96f2adae63e94bb1.d",
+        b"tokenize escaped_quotes_stay_inside_the_string\n",
+    );
+    p.write("src/__pycache__/gen.cpython-312.pyc", b"tokenize\n");
+    p.write("notes/CACHEDIR.TAG", b"not a cache: no signature\n");
+    p.write("notes/tokenize.md", b"tokenize notes\n");
+    let mut engine = ContextEngine::new(p.path(), pointing()).unwrap();
+    let ctx = engine.base("the JSONC lexer ends a string at an escaped quote", None);
+    let map = ctx
+        .blocks
+        .iter()
+        .find(|b| b.kind == BlockKind::Map)
+        .expect("a map");
+    assert!(map.body.contains("src/lexer.rs"), "{}", map.body);
+    assert!(map.body.contains("notes/tokenize.md"), "{}", map.body);
+    for cached in ["target", "__pycache__"] {
+        assert!(!map.body.contains(cached), "{cached} mapped:\n{}", map.body);
+    }
+    let hits = engine
+        .project()
+        .search_hits("tokenize", None, papayu_context::SearchMode::Literal)
+        .unwrap();
+    let paths: Vec<String> = hits.hits.iter().map(|h| h.path.to_string()).collect();
+    assert!(paths.iter().any(|p| p == "src/lexer.rs"), "{paths:?}");
+    assert!(paths.iter().any(|p| p == "notes/tokenize.md"), "{paths:?}");
+    assert!(
+        !paths
+            .iter()
+            .any(|p| p.starts_with("target/") || p.contains("__pycache__")),
+        "{paths:?}"
+    );
+}
