@@ -163,7 +163,8 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
 /// (D76), definitions moved (D78), a new method added alone (D79), papayu's own small edit
 /// after the model's first answer (D81: py-03, rs-04; D82: rs-02's division rounded up, rs-05's
 /// condition guarded by its flag, js-01's parts read as numbers; D84: py-05's pattern constant
-/// given the character its goal quotes).
+/// given the character its goal quotes; D86: js-07's goal's rename, carried out after answers
+/// that renamed nothing).
 const REPLAY_GUARD: &[(&str, &[&str])] = &[
     ("s12f", &["js-01", "js-02"]),
     ("s12i", &["py-03", "rs-02"]),
@@ -176,6 +177,7 @@ const REPLAY_GUARD: &[(&str, &[&str])] = &[
     ("s15c", &["rs-05"]),
     ("s16b", &["rs-12"]),
     ("s17c", &["js-01", "py-05"]),
+    ("s20d", &["js-07"]),
 ];
 
 /// The single CI entry point: fmt, schema drift, the web UI (its committed bundle against a
