@@ -323,7 +323,8 @@ fn noise(line: &str) -> bool {
 /// Whether a line is a test runner's progress chatter, which says nothing about why a test
 /// fails: cargo's build and binary banners (`Compiling`, `Finished`, `Running … (target/…)`,
 /// `Doc-tests`), a test binary that ran no test, a passing test's status line (`test x ... ok`,
-/// unittest's `test_x (m.C.test_x) ... ok`, pytest's `PASSED`, TAP's `ok 3 - name`), node's TAP
+/// unittest's `test_x (m.C.test_x) ... ok`, pytest's `PASSED`, TAP's `ok 3 - name`, go's
+/// `--- PASS:` and its `=== RUN`/`PAUSE`/`CONT` progress), node's TAP
 /// bookkeeping when the output is TAP (`tap`: `TAP version`, `# Subtest:` — repeated by its
 /// `not ok` line — the YAML diagnostic's `---`/`...` fences, `failureType`, `code`, `name`,
 /// `operator`, empty `expected:`/`actual:` keys, zero counters). The failures themselves —
@@ -334,6 +335,10 @@ fn chatter(line: &str, tap: bool) -> bool {
     let t = line.trim();
     let passed = t.ends_with(" ... ok")
         || t.ends_with(" PASSED")
+        || t.starts_with("--- PASS: ")
+        || t.starts_with("=== RUN ")
+        || t.starts_with("=== PAUSE ")
+        || t.starts_with("=== CONT ")
         || (t.contains(" PASSED [") && t.ends_with("%]"))
         || t.strip_prefix("ok ").is_some_and(|r| {
             r.split_once(" - ")
@@ -530,7 +535,7 @@ fn in_name_order(output: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// A compact account of a failing run for the model: cargo's tests in name order
-/// ([`in_name_order`]), the output without stack-frame noise, without the runner's chatter
+/// (`in_name_order`), the output without stack-frame noise, without the runner's chatter
 /// (`chatter`: banners, passing tests, TAP bookkeeping) and without the run's timings (the same
 /// failure reads the same on a fast or a slow machine), its tail kept within `max_chars` (cut
 /// on a line boundary).
@@ -952,6 +957,15 @@ TestContext.<anonymous> (file://test/semver.test.js:12:10)\n  ...\n# Subtest: pa
                 "actual: -1",
                 "semver.test.js:12:10",
                 "# fail 2",
+            ],
+        );
+        digest_keeps(
+            "=== RUN   TestAdd\n    calc_test.go:9: add(2, 3) = -1, want 5\n--- FAIL: TestAdd (0.00s)\n\
+=== RUN   TestSub\n--- PASS: TestSub (0.00s)\nFAIL\nFAIL\texample.com/calc\t0.002s\n",
+            &["=== RUN", "TestSub"],
+            &[
+                "calc_test.go:9: add(2, 3) = -1, want 5",
+                "--- FAIL: TestAdd",
             ],
         );
         // Outside TAP output, a message's own `name: '…'` line is the test's to show.
