@@ -70,8 +70,8 @@ fn indent(line: &str) -> usize {
     line.len() - line.trim_start().len()
 }
 
-/// Whether `line` opens a test, and the index its block starts at (a decorator or attribute
-/// line above it belongs to it).
+/// Whether `line` opens a Python or JavaScript test (its decorators above it are found by
+/// [`tests`]; Rust's tests open with an attribute, [`is_test_attribute`]).
 fn is_header(line: &str) -> bool {
     let t = line.trim_start();
     t.starts_with("def test")
@@ -237,8 +237,8 @@ pub(crate) fn focus_tests(path: &str, body: &str, failing: &[String]) -> Option<
                 names.len(),
                 names.join(", ")
             ));
+            // The blank lines after the run are copied as they are, by the rows below.
             row = next;
-            // Skip the blank lines that separated the elided tests from what follows.
             continue;
         }
         let (prefix, text) = rows[row];
