@@ -92,6 +92,23 @@ impl WheelPart {
         )
     }
 
+    /// The index's Simple API page of the package (PEP 503/691): `{index}/simple/{name}/`, the
+    /// name normalised as PEP 503 says (lowercase, each run of `-`, `_`, `.` one `-`). This is
+    /// what pip asks, and what a mirror that has no JSON API of releases still serves.
+    pub fn simple_url(&self, index_url: &str) -> String {
+        let mut name = String::with_capacity(self.package.len());
+        for c in self.package.chars() {
+            if matches!(c, '-' | '_' | '.') {
+                if !name.ends_with('-') {
+                    name.push('-');
+                }
+            } else {
+                name.push(c.to_ascii_lowercase());
+            }
+        }
+        format!("{}/simple/{name}/", index_url.trim_end_matches('/'))
+    }
+
     /// The release's page for people: `{index}/project/{package}/{version}/#files`.
     pub fn page_url(&self, index_url: &str) -> String {
         format!(

