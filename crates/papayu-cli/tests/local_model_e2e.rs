@@ -434,10 +434,14 @@ mod in_process {
                 ("PAPAYU_LLM_TIMEOUT_SEC", "600"),
                 ("RUST_LOG", "info"),
             ],
+            // The model's own fix is what this test is about: papayu's early one-token edits
+            // (D89), which fix this calculator before the model is asked, are off.
             &[
                 "-v",
                 "run",
                 "--yes",
+                "--early-mutants",
+                "0",
                 "fix: add() in calc.py subtracts instead of adding, so test_calc.py fails",
             ],
         );

@@ -17,6 +17,7 @@ use crate::state::{SavedPlan, load_saved_plan, store_saved_plan};
 
 mod addition;
 mod apply;
+mod asked;
 mod check;
 mod converse;
 mod feedback;
@@ -44,9 +45,9 @@ pub use finish::new_trace_id;
 pub use observe::{AgentEvent, AgentObserver};
 pub use solve::{
     AddedView, AttemptError, AttemptView, BaselineView, ConfirmFn, DEFAULT_ATTEMPTS,
-    DEFAULT_MUTANTS, DEFAULT_PARTS, DEFAULT_RETRY_TEMPERATURE, DEFAULT_TEST_TIMEOUT, LOCAL_DRAWS,
-    MovedView, MutantView, PartView, REPEAT_REDRAWS, RenamedView, SolveOptions, SolveOutcome,
-    SolveReport, Usage, strip_mode_prefix,
+    DEFAULT_MUTANTS, DEFAULT_PARTS, DEFAULT_RETRY_TEMPERATURE, DEFAULT_TEST_TIMEOUT, EARLY_MUTANTS,
+    LOCAL_DRAWS, MovedView, MutantView, PartView, REPEAT_REDRAWS, RenamedView, SolveOptions,
+    SolveOutcome, SolveReport, Usage, strip_mode_prefix,
 };
 pub use views::{
     ActionView, ApplyOutcome, ApplyPreview, ChatTurn, ContextReport, DroppedBlock, FallbackInfo,

@@ -39,6 +39,8 @@ pub(crate) struct Moved {
     pub(crate) files: Vec<String>,
     /// `{"actions": [...]}`: the old module rewritten, the new one created, the importers.
     pub(crate) document: String,
+    /// The goal asked for this move in words (D88); no change of the model's began it.
+    pub(crate) asked: bool,
 }
 
 impl Moved {
@@ -50,8 +52,13 @@ impl Moved {
         } else {
             format!(" (imports in {})", self.files.join(", "))
         };
+        let by = if self.asked {
+            "as the goal asks".to_owned()
+        } else {
+            format!("as begun by {parent}")
+        };
         format!(
-            "{} moved from {} to {}{imports}, as begun by {parent}",
+            "{} moved from {} to {}{imports}, {by}",
             names.join(", "),
             self.from,
             self.to
@@ -258,19 +265,24 @@ fn uses(text: &str, name: &str) -> bool {
     tokens(text).contains(&name)
 }
 
-/// The move of `names` from the module `from` (path, text) into the new module `to`, or `None`
-/// when it is not a clean cut (a moved definition needs something that stays, or what stays
-/// needs a moved one).
-fn move_names(
-    root: &Utf8Path,
-    lang: Lang,
-    (from, text): (&str, &str),
-    to: &str,
-    names: &[String],
-    users: &dyn Fn(&str) -> Vec<String>,
-) -> Option<Moved> {
+/// The top-level names a module defines, as the move reads them (an import, an export list,
+/// a comment defines none).
+pub(crate) fn top_names(text: &str) -> Vec<String> {
+    items(text).into_iter().filter_map(|i| i.name).collect()
+}
+
+/// Moving `names` out of the module `text` would move every named definition it has (the
+/// items only they use go with them): a whole-module move. `false` also when the cut is not
+/// clean (something that stays needs what moves).
+pub(crate) fn moves_everything(text: &str, names: &[String]) -> bool {
     let lines: Vec<&str> = text.lines().collect();
-    let all = items(text);
+    moving(&items(text), &lines, names).is_some_and(|(_, everything)| everything)
+}
+
+/// Which of `all` (the items of the module of `lines`) move with `names`: those named, and the
+/// named items only the moving ones use; `None` when an item both sides use would have to be
+/// cut, or what stays needs what moves. The flag says nothing named would stay.
+fn moving(all: &[Item], lines: &[&str], names: &[String]) -> Option<(Vec<bool>, bool)> {
     let body = |i: &Item| lines[i.start..i.end].join("\n");
     let mut moving: Vec<bool> = all
         .iter()
@@ -326,7 +338,25 @@ fn move_names(
         .iter()
         .zip(&moving)
         .any(|(i, m)| !*m && !i.import && i.name.is_some());
-    if !staying_named {
+    Some((moving, !staying_named))
+}
+
+/// The move of `names` from the module `from` (path, text) into the new module `to`, or `None`
+/// when it is not a clean cut (a moved definition needs something that stays, or what stays
+/// needs a moved one).
+fn move_names(
+    root: &Utf8Path,
+    lang: Lang,
+    (from, text): (&str, &str),
+    to: &str,
+    names: &[String],
+    users: &dyn Fn(&str) -> Vec<String>,
+) -> Option<Moved> {
+    let lines: Vec<&str> = text.lines().collect();
+    let all = items(text);
+    let body = |i: &Item| lines[i.start..i.end].join("\n");
+    let (moving, everything) = moving(&all, &lines, names)?;
+    if everything {
         // Everything would move: a whole-module move, read by D76.
         return None;
     }
@@ -455,6 +485,7 @@ fn move_names(
         to: to.to_owned(),
         files,
         document: json!({ "actions": doc }).to_string(),
+        asked: false,
     })
 }
 

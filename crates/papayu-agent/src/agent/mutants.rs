@@ -812,8 +812,52 @@ fn patterns(
     if quoted.is_empty() {
         return out;
     }
-    // (offset of the pattern's text in the line, its text, its delimiter, whether its
-    // backslashes are the pattern's own)
+    for (base, text, delim, raw) in pattern_texts(line, toks, lang) {
+        quoted_into(&mut out, base, text, delim, raw, quoted);
+    }
+    out
+}
+
+/// Class 10 (D90): a pattern that is one atom — a character, an escape (`\s`), a character
+/// class — and so matches one where a run was meant (`r"-"` for `r"-+"`) gets `+`.
+fn runs(line: &str, toks: &[Tok<'_>], lang: Lang) -> Vec<(usize, usize, String)> {
+    pattern_texts(line, toks, lang)
+        .into_iter()
+        .filter(|(_, text, _, raw)| one_atom(text, *raw))
+        .map(|(base, text, _, _)| (base + text.len(), 0, "+".to_owned()))
+        .collect()
+}
+
+/// The whole pattern `text` is one atom: a character that is no pattern syntax, an escape, or
+/// one character class. `raw`: the pattern's backslashes are written once.
+fn one_atom(text: &str, raw: bool) -> bool {
+    let b = text.as_bytes();
+    match b.first() {
+        Some(b'[') => {
+            let inner = &text[1..text.len().saturating_sub(1).max(1)];
+            text.len() >= 3 && text.ends_with(']') && !inner.contains(']')
+        }
+        Some(b'\\') => {
+            let width = if raw || b.get(1) != Some(&b'\\') {
+                2
+            } else {
+                3
+            };
+            b.len() == width
+        }
+        Some(_) => text.chars().count() == 1 && !text.chars().any(|c| REGEX_META.contains(c)),
+        None => false,
+    }
+}
+
+/// The patterns on the line: a string literal given to `re.compile(`/`re.sub(` …,
+/// `Regex::new(`, `RegExp(`, or a JavaScript `/…/` literal — each as (offset of its text in the
+/// line, its text, its delimiter, whether its backslashes are the pattern's own).
+fn pattern_texts<'a>(
+    line: &'a str,
+    toks: &[Tok<'a>],
+    lang: Lang,
+) -> Vec<(usize, &'a str, char, bool)> {
     let mut found: Vec<(usize, &str, char, bool)> = Vec::new();
     for (k, t) in toks.iter().enumerate() {
         if t.kind == Kind::Literal && t.text.len() >= 2 {
@@ -891,52 +935,59 @@ fn patterns(
             }
         }
     }
-    for (base, text, delim, raw) in found {
-        for &c in quoted {
-            if c == delim || text.contains(c) {
-                continue;
-            }
-            let b = text.as_bytes();
-            let mut i = 0;
-            let mut class_start: Option<usize> = None;
-            while i < b.len() {
-                let ch = b[i];
-                // A pattern's escape (`\.`) is `\\.` in a string that is not raw; a single
-                // backslash there is the string's own escape (`\n`), no punctuation.
-                let (escaped, width) = match (ch == b'\\', raw) {
-                    (false, _) => (false, 1),
-                    (true, true) => (i + 1 < b.len(), 2),
-                    (true, false) if b.get(i + 1) == Some(&b'\\') => (i + 2 < b.len(), 3),
-                    (true, false) => (false, 2),
-                };
-                let width = width.min(b.len() - i);
-                match class_start {
-                    Some(_) if !escaped && ch == b']' => {
-                        out.push((base + i, 0, c.to_string()));
-                        class_start = None;
-                    }
-                    Some(_) => {}
-                    None if !escaped && ch == b'[' => class_start = Some(i),
-                    None => {
-                        // ASCII only, so the slice below cuts no character.
-                        let punct = if escaped {
-                            b[i + width - 1].is_ascii_punctuation()
-                        } else {
-                            width == 1
-                                && ch.is_ascii_punctuation()
-                                && !REGEX_META.contains(ch as char)
-                        };
-                        if punct {
-                            let atom = &text[i..i + width];
-                            out.push((base + i, width, format!("[{atom}{c}]")));
-                        }
+    found
+}
+
+/// Class 9's edits of one pattern (see [`patterns`]).
+fn quoted_into(
+    out: &mut Vec<(usize, usize, String)>,
+    base: usize,
+    text: &str,
+    delim: char,
+    raw: bool,
+    quoted: &[char],
+) {
+    for &c in quoted {
+        if c == delim || text.contains(c) {
+            continue;
+        }
+        let b = text.as_bytes();
+        let mut i = 0;
+        let mut class_start: Option<usize> = None;
+        while i < b.len() {
+            let ch = b[i];
+            // A pattern's escape (`\.`) is `\\.` in a string that is not raw; a single
+            // backslash there is the string's own escape (`\n`), no punctuation.
+            let (escaped, width) = match (ch == b'\\', raw) {
+                (false, _) => (false, 1),
+                (true, true) => (i + 1 < b.len(), 2),
+                (true, false) if b.get(i + 1) == Some(&b'\\') => (i + 2 < b.len(), 3),
+                (true, false) => (false, 2),
+            };
+            let width = width.min(b.len() - i);
+            match class_start {
+                Some(_) if !escaped && ch == b']' => {
+                    out.push((base + i, 0, c.to_string()));
+                    class_start = None;
+                }
+                Some(_) => {}
+                None if !escaped && ch == b'[' => class_start = Some(i),
+                None => {
+                    // ASCII only, so the slice below cuts no character.
+                    let punct = if escaped {
+                        b[i + width - 1].is_ascii_punctuation()
+                    } else {
+                        width == 1 && ch.is_ascii_punctuation() && !REGEX_META.contains(ch as char)
+                    };
+                    if punct {
+                        let atom = &text[i..i + width];
+                        out.push((base + i, width, format!("[{atom}{c}]")));
                     }
                 }
-                i += width;
             }
+            i += width;
         }
     }
-    out
 }
 
 /// What a token is.
@@ -1081,10 +1132,11 @@ fn comparisons(op: &str) -> &'static [&'static str] {
 /// an edit that brings in a name the `goal` speaks of comes before the others of its tier.
 pub(crate) fn mutants(root: &Utf8Path, goal: &str, sites: &[Site], limit: usize) -> Vec<Mutant> {
     // (class, site, line, replacement); classes: 0 comparisons, 1 compound assignments and
-    // their targets, 2 operands, 3 arithmetic, 4 logic and min/max, 5 numbers (D81); then 6
-    // text read as numbers, 7 divisions rounded up, 8 guards (D82: after all of D81's, whose
-    // order, and so what the limit leaves tried, they do not change); 9 a character the goal
-    // quotes brought into a pattern (D84: it speaks of the goal, so it comes first of its tier).
+    // their targets, 2 operands, 3 arithmetic (D90: and the operands of `/`, `-` swapped), 4
+    // logic and min/max, 5 numbers (D81); then 6 text read as numbers, 7 divisions rounded up,
+    // 8 guards (D82: after all of D81's, whose order, and so what the limit leaves tried, they
+    // do not change); 9 a character the goal quotes brought into a pattern (D84: it speaks of
+    // the goal, so it comes first of its tier); 10 a one-atom pattern made a run (D90).
     let mut edits: Vec<(u8, usize, usize, usize, usize, String)> = Vec::new();
     // The punctuation the goal quotes (`'; comments'`), for the patterns of class 9.
     let quoted = quoted_chars(goal);
@@ -1133,6 +1185,9 @@ pub(crate) fn mutants(root: &Utf8Path, goal: &str, sites: &[Site], limit: usize)
             for (at, len, to) in patterns(line, &toks, l, &quoted) {
                 edits.push((9, si, n, at, len, to));
             }
+            for (at, len, to) in runs(line, &toks, l) {
+                edits.push((10, si, n, at, len, to));
+            }
             if (js || l == Lang::Python)
                 && let Some((at, len, to)) = as_numbers(line, &toks, js)
             {
@@ -1165,6 +1220,37 @@ pub(crate) fn mutants(root: &Utf8Path, goal: &str, sites: &[Site], limit: usize)
                         };
                         if let Some((class, to)) = swap {
                             add(class, tk.at, tk.text.len(), to.to_owned());
+                        }
+                        // The operands of `/` or `-` the wrong way round, two plain tokens
+                        // (`9.0 / 5.0` for `5.0 / 9.0`, D90): not a member's, a call's or an
+                        // index's.
+                        if binary && matches!(tk.text, "/" | "-") && ti > 0 {
+                            let plain = |i: usize| {
+                                toks.get(i).is_some_and(|t| {
+                                    matches!(t.kind, Kind::Number | Kind::Name)
+                                        && !KEYWORDS.contains(&t.text)
+                                })
+                            };
+                            let member = ti >= 2 && matches!(toks[ti - 2].text, "." | "::");
+                            let applied = toks
+                                .get(ti + 2)
+                                .is_some_and(|t| matches!(t.text, "." | "::" | "(" | "["));
+                            let (a, b) = (&toks[ti - 1], toks.get(ti + 1));
+                            if plain(ti - 1)
+                                && plain(ti + 1)
+                                && !member
+                                && !applied
+                                && let Some(b) = b.filter(|b| b.text != a.text)
+                            {
+                                let end = b.at + b.text.len();
+                                let to = format!(
+                                    "{}{}{}",
+                                    b.text,
+                                    &line[a.at + a.text.len()..b.at],
+                                    a.text
+                                );
+                                add(3, a.at, end - a.at, to);
+                            }
                         }
                         let left = left_span(&toks, ti);
                         let right = right_span(&toks, ti);
@@ -2215,6 +2301,38 @@ mod tests {
         assert!(
             !go.iter().any(|t| t.contains('(') && t.contains("a[0]) <")),
             "{go:?}"
+        );
+    }
+
+    #[test]
+    fn operands_of_a_division_or_subtraction_swap_and_a_one_atom_pattern_becomes_a_run() {
+        let rs = "pub fn f_to_c(f: f64) -> f64 {\n    (f - 32.0) * 9.0 / 5.0\n}\n\npub fn g(a: &V, n: f64) -> f64 {\n    a.x / n - len(a) / n\n}\n";
+        let py = "def slug(t):\n    t = _DASHES.sub('-', t)\n    a = re.compile(r\"-\")\n    b = re.compile(r\"\\w\")\n    c = re.compile(\"[,;]\")\n    d = re.compile(r\"a-\")\n    e = re.compile(r\"-+\")\n    return t\n";
+        let dir = project(&[("m.rs", rs), ("m.py", py)]);
+        let root = root_of(&dir);
+        let f = edits_of(root, "m.rs", 0, 3);
+        for swapped in ["(32.0 - f) * 9.0 / 5.0", "(f - 32.0) * 5.0 / 9.0"] {
+            assert!(f.contains(&swapped.to_owned()), "{f:?}");
+        }
+        // A member's, a call's result, a called name: not plain operands.
+        let g = edits_of(root, "m.rs", 4, 7);
+        assert!(
+            !g.iter()
+                .any(|t| t.starts_with("n /") || t.contains("len / ")),
+            "{g:?}"
+        );
+        let runs = edits_of(root, "m.py", 0, 8);
+        for run in [
+            "a = re.compile(r\"-+\")",
+            "b = re.compile(r\"\\w+\")",
+            "c = re.compile(\"[,;]+\")",
+        ] {
+            assert!(runs.contains(&run.to_owned()), "{run}: {runs:?}");
+        }
+        // Two atoms, or a run already: no `+`.
+        assert!(
+            !runs.iter().any(|t| t.contains("a-+") || t.contains("-++")),
+            "{runs:?}"
         );
     }
 

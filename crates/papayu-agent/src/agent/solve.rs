@@ -2,6 +2,7 @@
 //! transaction whose check is those tests, keep it only if it verifies — else roll it back,
 //! tell the model why, and try again, a bounded number of times.
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -50,6 +51,14 @@ pub const DEFAULT_MUTANTS: u32 = 60;
 /// longer gets four of its test runs.
 const MUTANTS_TIME: Duration = Duration::from_secs(120);
 
+/// papayu's own small edits tried by default before the model is first asked (see
+/// [`SolveOptions::early_mutants`]).
+pub const EARLY_MUTANTS: u32 = 20;
+
+/// The least time the small edits before the model's first answer may take; a project whose
+/// tests take longer gets two of its test runs.
+const EARLY_MUTANTS_TIME: Duration = Duration::from_secs(10);
+
 /// Characters of failing test output the model is shown.
 const FEEDBACK_CHARS: usize = 3_000;
 
@@ -90,6 +99,12 @@ pub struct SolveOptions {
     /// each as its own tested transaction, within about two minutes or four test runs of the
     /// project (default [`DEFAULT_MUTANTS`]; 0: none; D81).
     pub mutants: u32,
+    /// Before the model is first asked, while tests the goal is about fail, at most this many
+    /// of those edits — the first of the list, led by the goal's words and the failing tests —
+    /// are tried, within about ten seconds or two test runs of the project (default
+    /// [`EARLY_MUTANTS`], never more than [`SolveOptions::mutants`]; 0: none; D89). An edit
+    /// tried then is not tried again after the model's change.
+    pub early_mutants: u32,
 }
 
 impl Default for SolveOptions {
@@ -104,6 +119,7 @@ impl Default for SolveOptions {
             retry_temperature: DEFAULT_RETRY_TEMPERATURE,
             parts: DEFAULT_PARTS,
             mutants: DEFAULT_MUTANTS,
+            early_mutants: EARLY_MUTANTS,
         }
     }
 }
@@ -158,6 +174,13 @@ impl SolveOptions {
     /// Try at most `n` of papayu's own small edits (0: none; D81).
     pub fn mutants(mut self, n: u32) -> Self {
         self.mutants = n;
+        self
+    }
+
+    /// Try at most `n` of papayu's own small edits before the model is first asked (0: none;
+    /// D89).
+    pub fn early_mutants(mut self, n: u32) -> Self {
+        self.early_mutants = n;
         self
     }
 
@@ -518,8 +541,12 @@ struct Trial<'a> {
     options: &'a SolveOptions,
     baseline_ms: u64,
     deletes_confirmed: bool,
-    /// The attempt the edits follow.
+    /// The attempt the edits follow (0: before the model's first).
     number: u32,
+    /// At most this many edits are tried.
+    limit: usize,
+    /// For about this long.
+    time: Duration,
 }
 
 /// How papayu's own edits ended.
@@ -738,6 +765,106 @@ impl Agent {
         let mut mutants_tried: Option<usize> = None;
         // Model changes the tests judged and rejected so far.
         let mut judged_rejects = 0u32;
+        // The refactoring the goal asks for in words (a rename, a move), carried out by papayu
+        // before the model is asked (D88); judged like any change.
+        for candidate in self.asked_changes(&goal) {
+            if cancelled() {
+                return Err(AgentError::Apply(papayu_patch::ApplyError::Cancelled));
+            }
+            let Ok(piece) =
+                self.preview_own(&goal, candidate.document(), candidate.describe("the goal"))
+            else {
+                continue;
+            };
+            let diff = diff_of(&piece);
+            if piece.preview.summary.blocked > 0
+                || diff.is_empty()
+                || rejected.iter().any(|r| r.1 == diff)
+                || (!deletes_confirmed && !piece.deletes.is_empty())
+            {
+                continue;
+            }
+            let mut view = AttemptView::with_diff(0, 0, &piece, diff);
+            candidate.mark(&mut view);
+            if let Some(confirm) = confirm
+                && !confirm(&piece)
+            {
+                report.attempts.push(view);
+                report.outcome = SolveOutcome::Declined;
+                return Ok(self.finish_report(report));
+            }
+            progress(&candidate.progress());
+            progress(&Progress::Testing {
+                command: test.command.clone(),
+                baseline: false,
+            });
+            let verdict: Mutex<Option<(Verdict, String)>> = Mutex::new(None);
+            let judged = |check: &CheckReport| -> Result<(), String> {
+                let outcomes = parse_outcomes(&check.output);
+                let v = judge(&baseline, check.success, &outcomes, &targets);
+                let result = match &v {
+                    Verdict::Verified { .. } => Ok(()),
+                    Verdict::NotVerified { reason, .. } => Err(reason.clone()),
+                };
+                if let Ok(mut slot) = verdict.lock() {
+                    *slot = Some((v, self.digest(&check.output)));
+                }
+                result
+            };
+            let applied = self.apply_verified(
+                &piece,
+                &test.command,
+                &judged,
+                options,
+                deletes_confirmed,
+                progress,
+            );
+            let judged_as = verdict.lock().ok().and_then(|mut v| v.take());
+            view.verdict = judged_as.as_ref().map(|(v, _)| v.clone());
+            match applied {
+                Ok(outcome) => {
+                    report.attempts.push(view);
+                    report.applied = Some(outcome);
+                    report.outcome = SolveOutcome::Verified;
+                    return Ok(self.finish_report(report));
+                }
+                Err(AgentError::Apply(e)) if e.code() != ErrorCode::Cancelled => {
+                    match judged_as {
+                        Some((v, digest)) => rejected.push((0, view.diff.clone(), v, digest)),
+                        None => {
+                            view.error = Some(AttemptError {
+                                code: e.code(),
+                                message: e.to_string(),
+                            })
+                        }
+                    }
+                    report.attempts.push(view);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        // papayu's own small edits of the code the failing tests exercise: the first few,
+        // briefly, before the model is first asked (D89) — a test run each, against a model
+        // call of 30–300 s here — and the rest after the model's first change (D81).
+        let mut own_tried: BTreeSet<String> = BTreeSet::new();
+        let early = Trial {
+            goal: &goal,
+            baseline: &baseline,
+            targets: &targets,
+            touched: &[],
+            rejected: &rejected,
+            command: &test.command,
+            options,
+            baseline_ms: run.duration_ms,
+            deletes_confirmed,
+            number: 0,
+            limit: options.early_mutants.min(options.mutants) as usize,
+            time: EARLY_MUTANTS_TIME.max(Duration::from_millis(run.duration_ms) * 2),
+        };
+        let early_tried = match self.mutate(&early, &mut own_tried, confirm, progress)? {
+            Mutation::Tried(n) => n,
+            ended => return Ok(self.ended_by_own(report, ended)),
+        };
         // Every attempt's draws, then one turn more (`None`) for what comes after the last.
         let turns = (1..=options.attempts)
             .flat_map(|n| (1..=draws).map(move |d| Some((n, d))))
@@ -762,21 +889,12 @@ impl Agent {
                     baseline_ms: run.duration_ms,
                     deletes_confirmed,
                     number: if draw == 1 { number - 1 } else { number },
+                    limit: options.mutants as usize,
+                    time: MUTANTS_TIME.max(Duration::from_millis(run.duration_ms) * 4),
                 };
-                match self.mutate(&trial, confirm, progress)? {
+                match self.mutate(&trial, &mut own_tried, confirm, progress)? {
                     Mutation::Tried(n) => mutants_tried = Some(n),
-                    Mutation::Verified(kept) => {
-                        let (view, outcome) = *kept;
-                        report.attempts.push(view);
-                        report.applied = Some(outcome);
-                        report.outcome = SolveOutcome::Verified;
-                        return Ok(self.finish_report(report));
-                    }
-                    Mutation::Declined(view) => {
-                        report.attempts.push(*view);
-                        report.outcome = SolveOutcome::Declined;
-                        return Ok(self.finish_report(report));
-                    }
+                    ended => return Ok(self.ended_by_own(report, ended)),
                 }
             }
             if turn.is_none() {
@@ -1008,7 +1126,7 @@ impl Agent {
                     // (D65); each is tested as its own transaction, and the model is told
                     // about the whole change only.
                     let derived = if tested {
-                        self.derived(&goal, &preview, options.parts as usize)
+                        self.derived(&preview, options.parts as usize)
                     } else {
                         Vec::new()
                     };
@@ -1088,9 +1206,9 @@ impl Agent {
                 Err(e) => return Err(e),
             }
         }
-        let own = match mutants_tried {
-            Some(n) if n > 0 => format!(", nor {n} small edit(s) of papayu's own"),
-            _ => String::new(),
+        let own = match early_tried + mutants_tried.unwrap_or(0) {
+            0 => String::new(),
+            n => format!(", nor {n} small edit(s) of papayu's own"),
         };
         report.reason = Some(format!(
             "no change verified in {} attempt(s) ({} change(s) drawn){own}; the project is \
@@ -1105,16 +1223,18 @@ impl Agent {
     /// [`super::mutants`]), each tried as a transaction whose check is the tests: kept when the
     /// tests verify it and fix at least one failing test the goal is about (after `confirm`,
     /// when given, saw it: then it is tried, rolled back, shown and applied again). Nothing is
-    /// tried unless tests the goal is about fail. Bounded by [`SolveOptions::mutants`] and by
-    /// time: [`MUTANTS_TIME`] or four baseline test runs, whichever is longer.
+    /// tried unless tests the goal is about fail. Bounded by `trial.limit` edits and about
+    /// `trial.time`; an edit in `tried` (an earlier round's, by its plan document) is not tried
+    /// again, and each edit tried here joins it.
     fn mutate(
         &self,
         trial: &Trial<'_>,
+        tried: &mut BTreeSet<String>,
         confirm: Option<ConfirmFn<'_>>,
         progress: ProgressFn<'_>,
     ) -> Result<Mutation, AgentError> {
         let options = trial.options;
-        if options.mutants == 0 || trial.targets.is_empty() {
+        if trial.limit == 0 || trial.targets.is_empty() {
             return Ok(Mutation::Tried(0));
         }
         let users = self.users();
@@ -1130,8 +1250,12 @@ impl Agent {
             &users,
             &is_test,
         );
-        let mutants =
-            super::mutants::mutants(&self.root, trial.goal, &sites, options.mutants as usize);
+        let mutants: Vec<_> =
+            super::mutants::mutants(&self.root, trial.goal, &sites, options.mutants as usize)
+                .into_iter()
+                .filter(|m| !tried.contains(&m.document))
+                .take(trial.limit)
+                .collect();
         tracing::debug!(
             event = "MUTANT_SITES",
             sites = ?sites.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
@@ -1153,7 +1277,7 @@ impl Agent {
             count: mutants.len(),
         });
         let baseline = Duration::from_millis(trial.baseline_ms);
-        let budget = MUTANTS_TIME.max(baseline * 4);
+        let budget = trial.time;
         let mut quick = options.clone();
         quick.test_timeout = options
             .test_timeout
@@ -1172,6 +1296,7 @@ impl Agent {
             if started.elapsed() > budget {
                 return Ok(Mutation::Tried(k));
             }
+            tried.insert(m.document.clone());
             let piece = match self.preview_own(trial.goal, &m.document, m.describe()) {
                 Ok(piece) => piece,
                 Err(e) => {
@@ -1257,6 +1382,24 @@ impl Agent {
         Ok(Mutation::Tried(mutants.len()))
     }
 
+    /// The report of a goal papayu's own edit ended: verified and applied, or declined.
+    fn ended_by_own(&self, mut report: SolveReport, ended: Mutation) -> SolveReport {
+        match ended {
+            Mutation::Verified(kept) => {
+                let (view, outcome) = *kept;
+                report.attempts.push(view);
+                report.applied = Some(outcome);
+                report.outcome = SolveOutcome::Verified;
+            }
+            Mutation::Declined(view) => {
+                report.attempts.push(*view);
+                report.outcome = SolveOutcome::Declined;
+            }
+            Mutation::Tried(_) => {}
+        }
+        self.finish_report(report)
+    }
+
     /// No test command: one change, applied after the project's usual checks.
     async fn solve_unverified(
         &mut self,
@@ -1332,23 +1475,14 @@ impl Agent {
     /// What is tried after the tests rejected `preview`'s change, before the model is asked
     /// again: the change with the renames it began completed, then those renames alone (D74),
     /// the definitions it began to move into a new module moved (D78), its new definitions
-    /// added alone (D79), then at most `parts` of its parts (D65). When `goal` asks for a
-    /// rename in words that the change did not complete, that rename alone comes after the
-    /// change's own renames (D86).
-    fn derived(&self, goal: &str, preview: &ApplyPreview, parts: usize) -> Vec<Derived> {
+    /// added alone (D79), then at most `parts` of its parts (D65). (The rename or move the goal
+    /// asks for in words was tried before the model was asked, D88.)
+    fn derived(&self, preview: &ApplyPreview, parts: usize) -> Vec<Derived> {
         let users = self.users();
         let mut out: Vec<Derived> = super::rename::completed(&self.root, &preview.plan, &users)
             .into_iter()
             .map(Derived::Renamed)
             .collect();
-        if let Some(asked) = super::rename::asked(&self.root, goal, &users) {
-            let done = out.iter().any(|d| {
-                matches!(d, Derived::Renamed(r) if r.names.iter().any(|n| asked.names.contains(n)))
-            });
-            if !done {
-                out.push(Derived::Renamed(asked));
-            }
-        }
         out.extend(
             super::moves::moved(&self.root, &preview.plan, &users)
                 .into_iter()
@@ -1360,6 +1494,34 @@ impl Agent {
                 .into_iter()
                 .map(Derived::Part),
         );
+        out
+    }
+
+    /// The refactoring `goal` asks for in words, as papayu's own changes (D88): the rename
+    /// (D86), then the move — begun as a model begins one ([`super::asked::begun`]) and carried
+    /// out by the completions that read a begun move: D78 for some of a module's definitions,
+    /// D76 for a whole module (the completed change, then the rename alone).
+    fn asked_changes(&self, goal: &str) -> Vec<Derived> {
+        let users = self.users();
+        let mut out: Vec<Derived> = super::rename::asked(&self.root, goal, &users)
+            .into_iter()
+            .map(Derived::Renamed)
+            .collect();
+        if let Some(asked) = super::asked::asked_move(goal)
+            && let Some((document, _, _)) = super::asked::begun(&self.root, &asked, &users)
+            && let Ok(begun) = self.preview_own(goal, &document, String::new())
+        {
+            out.extend(
+                super::moves::moved(&self.root, &begun.plan, &users)
+                    .into_iter()
+                    .map(|m| Derived::Moved(super::moves::Moved { asked: true, ..m })),
+            );
+            out.extend(
+                super::rename::completed(&self.root, &begun.plan, &users)
+                    .into_iter()
+                    .map(|r| Derived::Renamed(super::rename::Renamed { asked: true, ..r })),
+            );
+        }
         out
     }
 

@@ -908,11 +908,38 @@ fn a_rename_begun_in_the_definition_is_completed_at_its_uses() {
     );
 }
 
-/// A goal that asks for a rename in words gets it from papayu when the model's change does not
-/// carry it out (D86): the rename alone, in the code files that use the name, tested like any
-/// change — the tests, which already use the new name, as they are.
+/// The part of a run's trace papayu's own change `id` wrote (`part_of`: what it is).
+fn part_of(p: &Project, id: Option<&str>) -> Value {
+    let trace = std::fs::read_to_string(
+        p.dir
+            .path()
+            .join(format!(".papa-yu/traces/{}.json", id.unwrap())),
+    )
+    .unwrap();
+    serde_json::from_str::<Value>(&trace).unwrap()["part_of"].clone()
+}
+
+/// Solve `goal` in `p` with protocol v3 and traces on.
+fn solve_goal(
+    p: &Project,
+    model: &Model,
+    goal: &str,
+    options: &SolveOptions,
+) -> papayu_agent::SolveReport {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mut agent = p.agent(
+        model,
+        &[("PAPAYU_PROTOCOL_VERSION", "3"), ("PAPAYU_TRACE", "1")],
+    );
+    rt.block_on(agent.solve(goal, options, None, &no_progress))
+        .unwrap()
+}
+
+/// A goal that asks for a rename in words gets it from papayu before the model is asked (D86,
+/// D88): the rename, in the code files that use the name, tested like any change — the tests,
+/// which already use the new name, as they are. The model is never called.
 #[test]
-fn a_rename_the_goal_asks_for_is_carried_out_when_the_model_does_something_else() {
+fn a_rename_the_goal_asks_for_is_carried_out_before_the_model_is_asked() {
     const DATES: &str = "def parse_date(text):\n    return text.strip()\n";
     const SHEET: &str = "from dates import parse_date\n\n\ndef days(rows):\n    return [parse_date(r) for r in rows]\n";
     const TEST: &str = "import unittest\n\nfrom dates import parse_iso_date\nfrom sheet import days\n\n\nclass DatesTest(unittest.TestCase):\n    def test_parse(self):\n        self.assertEqual(parse_iso_date(' 2024-01-31 '), '2024-01-31')\n\n    def test_days(self):\n        self.assertEqual(days([' a ']), ['a'])\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
@@ -922,28 +949,21 @@ fn a_rename_the_goal_asks_for_is_carried_out_when_the_model_does_something_else(
         ("test_dates.py", TEST.as_bytes()),
     ]);
     let rt = tokio::runtime::Runtime::new().unwrap();
-    // The model renames another function (`days` → `all_days`): its own rename, completed
-    // (D74), does not give the tests the name they import.
+    // The model would rename another function (`days` → `all_days`).
     let model = rt.block_on(Model::start(&[json!({
         "actions": [{"kind": "UPDATE_FILE", "path": "sheet.py",
                      "content": SHEET.replace("def days", "def all_days")}],
         "summary": "renamed"
     })]));
-    let mut agent = p.agent(
-        &model,
-        &[("PAPAYU_PROTOCOL_VERSION", "3"), ("PAPAYU_TRACE", "1")],
-    );
-    let report = rt
-        .block_on(agent.solve(
-            "rename parse_date to parse_iso_date everywhere (the tests already use the new name)",
-            &model_only(),
-            None,
-            &no_progress,
-        ))
-        .unwrap();
+    let goal =
+        "rename parse_date to parse_iso_date everywhere (the tests already use the new name)";
+    let report = solve_goal(&p, &model, goal, &model_only());
     assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
-    assert_eq!(report.usage.model_calls, 1);
-    let renamed = report.attempts.last().unwrap();
+    assert_eq!(report.usage.model_calls, 0);
+    assert!(rt.block_on(model.requests()).is_empty());
+    assert_eq!(report.attempts.len(), 1, "{report:#?}");
+    let renamed = &report.attempts[0];
+    assert_eq!((renamed.number, renamed.draw), (0, 0));
     assert_eq!(
         renamed.renamed,
         Some(papayu_agent::RenamedView {
@@ -963,16 +983,134 @@ fn a_rename_the_goal_asks_for_is_carried_out_when_the_model_does_something_else(
         SHEET.replace("parse_date", "parse_iso_date")
     );
     assert_eq!(p.read("test_dates.py"), TEST);
-    let trace = std::fs::read_to_string(p.dir.path().join(format!(
-        ".papa-yu/traces/{}.json",
-        renamed.trace_id.as_deref().unwrap()
-    )))
-    .unwrap();
-    let trace: Value = serde_json::from_str(&trace).unwrap();
     assert_eq!(
-        trace["part_of"],
+        part_of(&p, renamed.trace_id.as_deref()),
         "`parse_date` → `parse_iso_date` in dates.py, sheet.py, as the goal asks"
     );
+}
+
+const MONEY_UTILS: &str = "import re\n\n_AMOUNT = re.compile(r\"^\\d+$\")\n\n\ndef parse_money(text):\n    if not _AMOUNT.match(text):\n        raise ValueError(text)\n    return int(text)\n\n\ndef shout(text):\n    return text.upper()\n";
+const MONEY_ACCOUNT: &str = "from utils import parse_money, shout\n\n\ndef deposit(text):\n    return shout(str(parse_money(text)))\n";
+const MONEY_TEST: &str = "import unittest\n\nimport utils\nfrom account import deposit\nfrom money import parse_money\n\n\nclass T(unittest.TestCase):\n    def test_moved(self):\n        self.assertEqual(parse_money('7'), 7)\n        self.assertEqual(deposit('8'), '8')\n        self.assertFalse(hasattr(utils, 'parse_money'))\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+
+/// A goal that asks to move some of a module's definitions into a new module gets the move
+/// from papayu before the model is asked (D88): begun as a model would begin it, carried out by
+/// D78 with what only they use and every import.
+#[test]
+fn a_move_the_goal_asks_for_is_carried_out_before_the_model_is_asked() {
+    let p = Project::new(&[
+        ("utils.py", MONEY_UTILS.as_bytes()),
+        ("account.py", MONEY_ACCOUNT.as_bytes()),
+        ("test_money.py", MONEY_TEST.as_bytes()),
+    ]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[]));
+    let goal =
+        "Move `parse_money()` out of utils.py into a new module money.py and fix the imports.";
+    let report = solve_goal(&p, &model, goal, &model_only());
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.usage.model_calls, 0);
+    let moved = &report.attempts[0];
+    assert_eq!(
+        moved.moved,
+        Some(papayu_agent::MovedView {
+            names: vec!["parse_money".into()],
+            from: "utils.py".into(),
+            to: "money.py".into(),
+            files: vec!["account.py".into()],
+        })
+    );
+    assert_eq!(
+        p.read("money.py"),
+        "import re\n\n\n_AMOUNT = re.compile(r\"^\\d+$\")\n\n\ndef parse_money(text):\n    if not _AMOUNT.match(text):\n        raise ValueError(text)\n    return int(text)\n"
+    );
+    assert_eq!(
+        p.read("utils.py"),
+        "def shout(text):\n    return text.upper()\n"
+    );
+    assert_eq!(p.read("test_money.py"), MONEY_TEST);
+    assert_eq!(
+        part_of(&p, moved.trace_id.as_deref()),
+        "`parse_money` moved from utils.py to money.py (imports in account.py), as the goal asks"
+    );
+}
+
+/// Asked to move every definition of a module (and to delete it), papayu moves the module
+/// (D76's completion of a delete-and-create), renaming it where it is imported.
+#[test]
+fn a_whole_module_move_the_goal_asks_for_moves_the_module() {
+    const UTILS: &str = "def parse_money(text):\n    return int(text)\n\n\ndef format_money(cents):\n    return f'EUR {cents}'\n";
+    const ACCOUNT: &str = "from utils import format_money, parse_money\n\n\ndef deposit(text):\n    return format_money(parse_money(text))\n";
+    const TEST: &str = "import importlib.util\nimport unittest\n\nfrom account import deposit\nfrom money import format_money\n\n\nclass MoneyTest(unittest.TestCase):\n    def test_moved(self):\n        self.assertEqual(format_money(5), 'EUR 5')\n        self.assertEqual(deposit('7'), 'EUR 7')\n        self.assertIsNone(importlib.util.find_spec('utils'))\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+    let p = Project::new(&[
+        ("utils.py", UTILS.as_bytes()),
+        ("account.py", ACCOUNT.as_bytes()),
+        ("test_money.py", TEST.as_bytes()),
+    ]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[]));
+    let goal = "move format_money and parse_money from utils.py into a new module money.py, \
+                delete utils.py and fix the imports";
+    let report = solve_goal(&p, &model, goal, &model_only().confirmed_deletes(true));
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.usage.model_calls, 0);
+    let renamed = report.attempts[0].renamed.as_ref().unwrap();
+    assert_eq!(renamed.names, [("utils".to_owned(), "money".to_owned())]);
+    assert_eq!(
+        renamed.moved,
+        [("utils.py".to_owned(), "money.py".to_owned())]
+    );
+    assert_eq!(p.read("money.py"), UTILS);
+    assert!(!p.dir.path().join("utils.py").exists());
+    assert_eq!(p.read("account.py"), ACCOUNT.replace("utils", "money"));
+    assert_eq!(p.read("test_money.py"), TEST);
+}
+
+/// A move the goal asks for that the tests reject is rolled back and the model is asked as
+/// usual; the project ends as the model's verified change left it.
+#[test]
+fn a_move_the_goal_asks_for_that_does_not_verify_leaves_the_goal_to_the_model() {
+    // The test also wants deposit() to shout with a `!`: the move alone cannot pass it.
+    let test = MONEY_TEST.replace("deposit('8'), '8')", "deposit('8'), '8!')");
+    let account = MONEY_ACCOUNT
+        .replace(
+            "from utils import parse_money, shout",
+            "from money import parse_money\nfrom utils import shout",
+        )
+        .replace("(text)))", "(text))) + '!'");
+    let p = Project::new(&[
+        ("utils.py", MONEY_UTILS.as_bytes()),
+        ("account.py", MONEY_ACCOUNT.as_bytes()),
+        ("test_money.py", test.as_bytes()),
+    ]);
+    let before = std::fs::read(p.dir.path().join("utils.py")).unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let money = "import re\n\n_AMOUNT = re.compile(r\"^\\d+$\")\n\n\ndef parse_money(text):\n    if not _AMOUNT.match(text):\n        raise ValueError(text)\n    return int(text)\n";
+    let model = rt.block_on(Model::start(&[json!({
+        "actions": [
+            {"kind": "CREATE_FILE", "path": "money.py", "content": money},
+            {"kind": "UPDATE_FILE", "path": "utils.py", "content": "def shout(text):\n    return text.upper()\n"},
+            {"kind": "UPDATE_FILE", "path": "account.py", "content": account},
+        ],
+        "summary": "moved, and deposit shouts"
+    })]));
+    let goal = "move parse_money from utils.py into money.py; deposit() must end with '!'";
+    let report = solve_goal(&p, &model, goal, &model_only());
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.usage.model_calls, 1);
+    let first = &report.attempts[0];
+    assert_eq!(first.number, 0);
+    assert!(first.moved.is_some(), "{report:#?}");
+    assert!(matches!(&first.verdict, Some(Verdict::NotVerified { .. })));
+    // The model's own change, on the project as it was before papayu's move.
+    let last = report.attempts.last().unwrap();
+    assert_eq!(last.number, 1);
+    assert_eq!(p.read("account.py"), account);
+    assert_ne!(
+        std::fs::read(p.dir.path().join("utils.py")).unwrap(),
+        before
+    );
+    assert_eq!(p.read("money.py"), money);
 }
 
 #[test]
@@ -1182,7 +1320,8 @@ fn papayus_own_one_token_edit_fixes_what_the_model_did_not_and_is_kept_verified(
     let report = rt
         .block_on(agent.solve(
             "fix: add() in calc.py subtracts, so test_calc.py fails",
-            &SolveOptions::default().attempts(3),
+            // Not before the model's first answer (D89 has its own test below).
+            &SolveOptions::default().attempts(3).early_mutants(0),
             None,
             &record,
         ))
@@ -1228,6 +1367,86 @@ fn papayus_own_one_token_edit_fixes_what_the_model_did_not_and_is_kept_verified(
     }));
     // The edit is a transaction like any other: undo restores the file.
     assert_eq!(agent.history().unwrap().undo.len(), 1);
+}
+
+/// A one-token bug is fixed by papayu's own edit before the model is asked (D89): a test run
+/// against a model call; the model is never called, and the edit is a transaction to undo.
+#[test]
+fn papayus_own_edit_before_the_model_is_asked_fixes_a_one_token_bug_without_a_call() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(Model::start(&[wrong()]));
+    let events = std::sync::Mutex::new(Vec::new());
+    let record = recording(&events);
+    let mut agent = p.agent(&model, &[("PAPAYU_TRACE", "1")]);
+    let report = rt
+        .block_on(agent.solve(
+            "fix: add() in calc.py subtracts, so test_calc.py fails",
+            &SolveOptions::default(),
+            None,
+            &record,
+        ))
+        .unwrap();
+    assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
+    assert_eq!(report.usage.model_calls, 0, "the model was not asked");
+    assert!(rt.block_on(model.requests()).is_empty());
+    assert_eq!(report.attempts.len(), 1, "{report:#?}");
+    let own = &report.attempts[0];
+    assert_eq!((own.number, own.draw), (0, 0));
+    let m = own.mutant.as_ref().expect("papayu's own edit");
+    assert_eq!(
+        (m.from.as_str(), m.to.as_str()),
+        ("return a - b", "return a + b")
+    );
+    assert!(m.tried <= papayu_agent::EARLY_MUTANTS as usize);
+    assert_eq!(p.read("calc.py"), CALC.replace("a - b", "a + b"));
+    let stages: Vec<String> = events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["stage"].as_str().map(str::to_owned))
+        .collect();
+    let at = |stage: &str| stages.iter().position(|s| s == stage);
+    assert!(at("mutants") < at("mutated"), "{stages:?}");
+    assert_eq!(p.traces().len(), 1);
+    assert_eq!(agent.history().unwrap().undo.len(), 1);
+}
+
+/// When the early edits do not fix it, the model is asked, and the edits tried before are not
+/// tried again after its change: each edit is tried once per goal.
+#[test]
+fn early_edits_that_do_not_verify_are_not_tried_again_after_the_models_change() {
+    let p = calc_project();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // The tests want add(2, 3) to be 7: no one-token edit of `a - b` gives that.
+    let test = p
+        .read("test_calc.py")
+        .replace("add(2, 3), 5", "add(2, 3), 7");
+    std::fs::write(p.dir.path().join("test_calc.py"), &test).unwrap();
+    let before = tree(&p);
+    let model = rt.block_on(Model::start(&[wrong(), wrong(), wrong()]));
+    let runs = std::sync::Mutex::new(0);
+    let options = SolveOptions::default().attempts(1).draws(1);
+    let report = solve_recording(&p, &model, &options, &count_test_runs(&runs));
+    assert_eq!(report.outcome, SolveOutcome::NotSolved, "{report:#?}");
+    assert_eq!(report.usage.model_calls, 1);
+    let reason = report.reason.clone().unwrap();
+    let early = *runs.lock().unwrap();
+    // Every edit tried once: the same goal with the early edits off tries as many in all.
+    let p2 = calc_project();
+    std::fs::write(p2.dir.path().join("test_calc.py"), &test).unwrap();
+    let model2 = rt.block_on(Model::start(&[wrong(), wrong(), wrong()]));
+    let runs2 = std::sync::Mutex::new(0);
+    let report2 = solve_recording(
+        &p2,
+        &model2,
+        &options.clone().early_mutants(0),
+        &count_test_runs(&runs2),
+    );
+    assert_eq!(report2.reason.as_deref(), Some(reason.as_str()));
+    assert_eq!(early, *runs2.lock().unwrap());
+    assert!(reason.contains("small edit(s) of papayu's own"), "{reason}");
+    assert_eq!(tree(&p), before);
 }
 
 #[test]
@@ -1320,7 +1539,14 @@ fn papayus_own_edits_follow_the_first_judged_change_not_the_whole_attempt() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let model = rt.block_on(Model::start(&[wrong(), wrong(), wrong()]));
     // Three draws per attempt: the edits come after the first draw the tests rejected.
-    let report = solve(&p, &model, &SolveOptions::default().attempts(1).draws(3));
+    let report = solve(
+        &p,
+        &model,
+        &SolveOptions::default()
+            .attempts(1)
+            .draws(3)
+            .early_mutants(0),
+    );
     assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
     assert_eq!(report.usage.model_calls, 1, "{report:#?}");
     assert_eq!(report.attempts.len(), 2);
@@ -1338,7 +1564,14 @@ fn a_change_rejected_for_editing_the_tests_is_judged_too_and_papayus_own_edits_f
         edits_the_test(),
     ]));
     // Three draws: the edits come after the first, which the rule judged without a test run.
-    let report = solve(&p, &model, &SolveOptions::default().attempts(1).draws(3));
+    let report = solve(
+        &p,
+        &model,
+        &SolveOptions::default()
+            .attempts(1)
+            .draws(3)
+            .early_mutants(0),
+    );
     assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
     assert_eq!(report.usage.model_calls, 1, "{report:#?}");
     assert!(report.attempts[1].mutant.is_some());

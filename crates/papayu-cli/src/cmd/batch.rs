@@ -49,6 +49,9 @@ pub struct Args {
     /// papayu's own small edits tried at most (default: as `papayu run`).
     #[arg(long, value_name = "N", default_value_t = papayu_agent::DEFAULT_MUTANTS)]
     pub mutants: u32,
+    /// papayu's own small edits tried before the model is first asked (default: as `papayu run`).
+    #[arg(long, value_name = "N", default_value_t = papayu_agent::EARLY_MUTANTS)]
+    pub early_mutants: u32,
 }
 
 fn outcome_name(outcome: SolveOutcome) -> &'static str {
@@ -84,6 +87,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         .retry_temperature(args.retry_temperature)
         .parts(args.parts)
         .mutants(args.mutants)
+        .early_mutants(args.early_mutants)
         .confirmed_deletes(true)
         .test_timeout(Duration::from_secs(300));
     if let Some(t) = &args.test {

@@ -51,6 +51,11 @@ pub struct Args {
     /// and kept only if it verifies (0: none).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MUTANTS)]
     pub mutants: u32,
+    /// Before the model is first asked, try at most this many of those edits, for about ten
+    /// seconds or two test runs (0: none; never more than --mutants): a one-token bug is then
+    /// fixed without a model call.
+    #[arg(long, value_name = "N", default_value_t = papayu_agent::EARLY_MUTANTS)]
+    pub early_mutants: u32,
     /// Timeout of each test run, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub test_timeout: u64,
@@ -88,6 +93,7 @@ pub fn run(args: &Args, global: &Global) -> Result<Exit> {
         .retry_temperature(args.retry_temperature)
         .parts(args.parts)
         .mutants(args.mutants)
+        .early_mutants(args.early_mutants)
         .confirmed_deletes(args.yes)
         .test_timeout(Duration::from_secs(args.test_timeout.max(1)));
     if let Some(t) = &args.test {
