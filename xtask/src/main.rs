@@ -247,7 +247,9 @@ fn ci(root: &Path) -> Result<()> {
     )?;
     // The task corpus is sound (each test fails before, passes with the reference fix), and
     // the verified-fix loop loses nothing: a perfect scripted model solves every task in one
-    // attempt through the real CLI, the real wire format and the real test runners.
+    // attempt through the real CLI, the real wire format and the real test runners. papayu's
+    // own early edits are off (D89): they would fix eight tasks before the model's reference
+    // answer is read, and those answers are what this checks.
     tasks::cli(root, &["--verify".to_owned()])?;
     tasks::cli(
         root,
@@ -255,14 +257,19 @@ fn ci(root: &Path) -> Result<()> {
             "--run".to_owned(),
             "--scripted".to_owned(),
             "--expect-all".to_owned(),
+            "--run-arg".to_owned(),
+            "--early-mutants=0".to_owned(),
             "--papayu".to_owned(),
             papayu.to_string(),
         ],
     )?;
     // Real answers of the default model that papayu's readings turn into a verified fix stay
-    // fixes: each recorded run replayed (bench/replay), its tasks all solved.
+    // fixes: each recorded run replayed (bench/replay), its tasks all solved — early edits off
+    // here too, so the readings of the recorded answers are what is checked.
     for (run, ids) in REPLAY_GUARD {
         let mut args = vec![
+            "--run-arg".to_owned(),
+            "--early-mutants=0".to_owned(),
             "--run".to_owned(),
             "--replay".to_owned(),
             root.join("bench/replay")

@@ -97,7 +97,8 @@ pub struct SolveOptions {
     /// When the model's first change did not verify and tests the goal is about fail, at most
     /// this many of papayu's own small edits of the code those tests exercise are tried,
     /// each as its own tested transaction, within about two minutes or four test runs of the
-    /// project (default [`DEFAULT_MUTANTS`]; 0: none; D81).
+    /// project (default [`DEFAULT_MUTANTS`]; 0: none, also before the model's first answer;
+    /// D81). Those tried before it ([`SolveOptions::early_mutants`]) are not tried again.
     pub mutants: u32,
     /// Before the model is first asked, while tests the goal is about fail, at most this many
     /// of those edits — the first of the list, led by the goal's words and the failing tests —
@@ -549,6 +550,28 @@ struct Trial<'a> {
     time: Duration,
 }
 
+/// How papayu's own changes are judged (see [`Agent::try_own`]).
+struct Judging<'a> {
+    baseline: &'a Baseline,
+    targets: &'a [String],
+    command: &'a str,
+    options: &'a SolveOptions,
+    deletes_confirmed: bool,
+    /// Shown each change before it is applied, when given.
+    confirm: Option<ConfirmFn<'a>>,
+}
+
+/// How one of papayu's own changes ended (see [`Agent::try_own`]).
+enum Own {
+    /// Not tried.
+    Skipped,
+    /// Verified and kept, or declined: the goal ends.
+    Ended(Mutation),
+    /// Tried and rolled back: its view, and its verdict with the test output's digest when the
+    /// tests judged it.
+    RolledBack(Box<AttemptView>, Option<(Verdict, String)>),
+}
+
 /// How papayu's own edits ended.
 enum Mutation {
     /// None verified (how many were tried).
@@ -765,6 +788,15 @@ impl Agent {
         let mut mutants_tried: Option<usize> = None;
         // Model changes the tests judged and rejected so far.
         let mut judged_rejects = 0u32;
+        // How papayu's own changes are judged: as every change is.
+        let judging = Judging {
+            baseline: &baseline,
+            targets: &targets,
+            command: &test.command,
+            options,
+            deletes_confirmed,
+            confirm,
+        };
         // The refactoring the goal asks for in words (a rename, a move), carried out by papayu
         // before the model is asked (D88); judged like any change.
         for candidate in self.asked_changes(&goal) {
@@ -776,71 +808,22 @@ impl Agent {
             else {
                 continue;
             };
-            let diff = diff_of(&piece);
-            if piece.preview.summary.blocked > 0
-                || diff.is_empty()
-                || rejected.iter().any(|r| r.1 == diff)
-                || (!deletes_confirmed && !piece.deletes.is_empty())
-            {
-                continue;
-            }
-            let mut view = AttemptView::with_diff(0, 0, &piece, diff);
-            candidate.mark(&mut view);
-            if let Some(confirm) = confirm
-                && !confirm(&piece)
-            {
-                report.attempts.push(view);
-                report.outcome = SolveOutcome::Declined;
-                return Ok(self.finish_report(report));
-            }
-            progress(&candidate.progress());
-            progress(&Progress::Testing {
-                command: test.command.clone(),
-                baseline: false,
-            });
-            let verdict: Mutex<Option<(Verdict, String)>> = Mutex::new(None);
-            let judged = |check: &CheckReport| -> Result<(), String> {
-                let outcomes = parse_outcomes(&check.output);
-                let v = judge(&baseline, check.success, &outcomes, &targets);
-                let result = match &v {
-                    Verdict::Verified { .. } => Ok(()),
-                    Verdict::NotVerified { reason, .. } => Err(reason.clone()),
-                };
-                if let Ok(mut slot) = verdict.lock() {
-                    *slot = Some((v, self.digest(&check.output)));
-                }
-                result
-            };
-            let applied = self.apply_verified(
+            match self.try_own(
                 &piece,
-                &test.command,
-                &judged,
-                options,
-                deletes_confirmed,
+                &candidate,
+                (0, 0, None, 0),
+                &judging,
+                &rejected,
                 progress,
-            );
-            let judged_as = verdict.lock().ok().and_then(|mut v| v.take());
-            view.verdict = judged_as.as_ref().map(|(v, _)| v.clone());
-            match applied {
-                Ok(outcome) => {
-                    report.attempts.push(view);
-                    report.applied = Some(outcome);
-                    report.outcome = SolveOutcome::Verified;
-                    return Ok(self.finish_report(report));
-                }
-                Err(AgentError::Apply(e)) if e.code() != ErrorCode::Cancelled => {
-                    match judged_as {
-                        Some((v, digest)) => rejected.push((0, view.diff.clone(), v, digest)),
-                        None => {
-                            view.error = Some(AttemptError {
-                                code: e.code(),
-                                message: e.to_string(),
-                            })
-                        }
+            )? {
+                Own::Skipped => {}
+                Own::Ended(ended) => return Ok(self.ended_by_own(report, ended)),
+                Own::RolledBack(view, judged) => {
+                    if let Some((v, digest)) = judged {
+                        rejected.push((0, view.diff.clone(), v, digest));
                     }
-                    report.attempts.push(view);
+                    report.attempts.push(*view);
                 }
-                Err(e) => return Err(e),
             }
         }
         // papayu's own small edits of the code the failing tests exercise: the first few,
@@ -1141,65 +1124,16 @@ impl Agent {
                         ) else {
                             continue;
                         };
-                        let diff = diff_of(&piece);
-                        // A derived change that deletes a file is tried only where deletes
-                        // may be applied (D76): it is papayu's, not an answer to decline.
-                        if piece.preview.summary.blocked > 0
-                            || rejected.iter().any(|r| r.1 == diff)
-                            || (!deletes_confirmed && !piece.deletes.is_empty())
-                        {
-                            continue;
-                        }
-                        let mut view = AttemptView {
-                            sampling,
-                            redrawn,
-                            ..AttemptView::with_diff(number, draw, &piece, diff)
-                        };
-                        candidate.mark(&mut view);
-                        if let Some(confirm) = confirm
-                            && !confirm(&piece)
-                        {
-                            report.attempts.push(view);
-                            report.outcome = SolveOutcome::Declined;
-                            return Ok(self.finish_report(report));
-                        }
-                        progress(&candidate.progress());
-                        progress(&Progress::Testing {
-                            command: test.command.clone(),
-                            baseline: false,
-                        });
-                        let applied = self.apply_verified(
-                            &piece,
-                            &test.command,
-                            &judged,
-                            options,
-                            deletes_confirmed,
-                            progress,
-                        );
-                        let judged_as = verdict.lock().ok().and_then(|mut v| v.take());
-                        view.verdict = judged_as.as_ref().map(|(v, _)| v.clone());
-                        match applied {
-                            Ok(outcome) => {
-                                report.attempts.push(view);
-                                report.applied = Some(outcome);
-                                report.outcome = SolveOutcome::Verified;
-                                return Ok(self.finish_report(report));
-                            }
-                            Err(AgentError::Apply(e)) if e.code() != ErrorCode::Cancelled => {
-                                match judged_as {
-                                    Some((v, digest)) => {
-                                        rejected.push((number, view.diff.clone(), v, digest))
-                                    }
-                                    None => {
-                                        view.error = Some(AttemptError {
-                                            code: e.code(),
-                                            message: e.to_string(),
-                                        })
-                                    }
+                        let at = (number, draw, sampling, redrawn);
+                        match self.try_own(&piece, &candidate, at, &judging, &rejected, progress)? {
+                            Own::Skipped => {}
+                            Own::Ended(ended) => return Ok(self.ended_by_own(report, ended)),
+                            Own::RolledBack(view, judged) => {
+                                if let Some((v, digest)) = judged {
+                                    rejected.push((number, view.diff.clone(), v, digest));
                                 }
-                                report.attempts.push(view);
+                                report.attempts.push(*view);
                             }
-                            Err(e) => return Err(e),
                         }
                     }
                 }
@@ -1382,6 +1316,83 @@ impl Agent {
         Ok(Mutation::Tried(mutants.len()))
     }
 
+    /// One of papayu's own changes — derived from a rejected one, or the refactoring the goal
+    /// asks for — tried as a transaction whose check is the tests, judged as every change is.
+    /// Skipped when blocked, empty, already rejected, or deleting where deletes may not be
+    /// applied (D76: it is papayu's, not an answer to decline); shown to `confirm` first, when
+    /// given. `at`: the attempt, draw, sampling and redraws its view carries.
+    fn try_own(
+        &self,
+        piece: &ApplyPreview,
+        candidate: &Derived,
+        at: (u32, u32, Option<papayu_llm::Sampling>, u32),
+        judging: &Judging<'_>,
+        rejected: &[(u32, String, Verdict, String)],
+        progress: ProgressFn<'_>,
+    ) -> Result<Own, AgentError> {
+        let diff = diff_of(piece);
+        if piece.preview.summary.blocked > 0
+            || diff.is_empty()
+            || rejected.iter().any(|r| r.1 == diff)
+            || (!judging.deletes_confirmed && !piece.deletes.is_empty())
+        {
+            return Ok(Own::Skipped);
+        }
+        let (number, draw, sampling, redrawn) = at;
+        let mut view = AttemptView {
+            sampling,
+            redrawn,
+            ..AttemptView::with_diff(number, draw, piece, diff)
+        };
+        candidate.mark(&mut view);
+        if let Some(confirm) = judging.confirm
+            && !confirm(piece)
+        {
+            return Ok(Own::Ended(Mutation::Declined(Box::new(view))));
+        }
+        progress(&candidate.progress());
+        progress(&Progress::Testing {
+            command: judging.command.to_owned(),
+            baseline: false,
+        });
+        let verdict: Mutex<Option<(Verdict, String)>> = Mutex::new(None);
+        let judged = |check: &CheckReport| -> Result<(), String> {
+            let outcomes = parse_outcomes(&check.output);
+            let v = judge(judging.baseline, check.success, &outcomes, judging.targets);
+            let result = match &v {
+                Verdict::Verified { .. } => Ok(()),
+                Verdict::NotVerified { reason, .. } => Err(reason.clone()),
+            };
+            if let Ok(mut slot) = verdict.lock() {
+                *slot = Some((v, self.digest(&check.output)));
+            }
+            result
+        };
+        let applied = self.apply_verified(
+            piece,
+            judging.command,
+            &judged,
+            judging.options,
+            judging.deletes_confirmed,
+            progress,
+        );
+        let judged_as = verdict.lock().ok().and_then(|mut v| v.take());
+        view.verdict = judged_as.as_ref().map(|(v, _)| v.clone());
+        match applied {
+            Ok(outcome) => Ok(Own::Ended(Mutation::Verified(Box::new((view, outcome))))),
+            Err(AgentError::Apply(e)) if e.code() != ErrorCode::Cancelled => {
+                if judged_as.is_none() {
+                    view.error = Some(AttemptError {
+                        code: e.code(),
+                        message: e.to_string(),
+                    });
+                }
+                Ok(Own::RolledBack(Box::new(view), judged_as))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// The report of a goal papayu's own edit ended: verified and applied, or declined.
     fn ended_by_own(&self, mut report: SolveReport, ended: Mutation) -> SolveReport {
         match ended {
@@ -1502,12 +1513,17 @@ impl Agent {
     /// out by the completions that read a begun move: D78 for some of a module's definitions,
     /// D76 for a whole module (the completed change, then the rename alone).
     fn asked_changes(&self, goal: &str) -> Vec<Derived> {
+        let asked_move = super::asked::asked_move(goal);
+        if asked_move.is_none() && super::rename::asked_rename(goal).is_none() {
+            // Most goals: no project search is opened.
+            return Vec::new();
+        }
         let users = self.users();
         let mut out: Vec<Derived> = super::rename::asked(&self.root, goal, &users)
             .into_iter()
             .map(Derived::Renamed)
             .collect();
-        if let Some(asked) = super::asked::asked_move(goal)
+        if let Some(asked) = asked_move
             && let Some((document, _, _)) = super::asked::begun(&self.root, &asked, &users)
             && let Ok(begun) = self.preview_own(goal, &document, String::new())
         {

