@@ -160,6 +160,13 @@ pub(crate) fn begun(
     users: &dyn Fn(&str) -> Vec<String>,
 ) -> Option<(String, String, String)> {
     let code = |p: &str| !papayu_context::is_test_path(p);
+    // Paths as the goal writes them, only inside the project (`..`, absolute paths: no move).
+    let inside = |p: &str| papayu_validate::RelPath::parse(p).is_ok();
+    if asked.from.as_deref().is_some_and(|f| !inside(f))
+        || (is_path(&asked.to) && !inside(&asked.to))
+    {
+        return None;
+    }
     let from = match &asked.from {
         Some(f) if root.join(f).is_file() => f.trim_start_matches("./").to_owned(),
         Some(f) => {
@@ -368,6 +375,8 @@ mod tests {
             (&[][..], "util.py", "src/helpers.js"),
             (&[][..], "util.py", "text.rs"),
             (&[][..], "nowhere.py", "text.py"),
+            (&[][..], "../util.py", "text.py"),
+            (&[][..], "util.py", "/tmp/text.py"),
         ] {
             assert_eq!(
                 begun(root, &asked(names, Some(from), to).unwrap(), &users),

@@ -282,7 +282,10 @@ fn print_report(report: &SolveReport, diffs_shown: bool) {
         } else {
             format!(" [{}]", what.join(", "))
         };
-        let number = if drawn {
+        let number = if a.number == 0 {
+            // papayu's own change before the model was asked (D88, D89).
+            crate::tr!("run-before-model")
+        } else if drawn {
             format!("{}.{}", a.number, a.draw)
         } else {
             a.number.to_string()

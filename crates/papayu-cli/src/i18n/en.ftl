@@ -171,6 +171,7 @@ run-rolled-back = not verified, rolled back: { $reason }
 run-no-change-proposed = no change proposed
 run-not-applied = not applied
 run-attempt = attempt { $number }{ $what }: { $result }
+run-before-model = 0, before the model was asked
 run-part = part: hunk(s) { $hunks } of { $of }
 run-part-keeping = part: hunk(s) { $hunks } of { $of }, keeping the lines hunk(s) { $keeping } replaced
 run-renamed = rename completed: { $names }, in { $files } more file(s)

@@ -189,6 +189,7 @@ run-rolled-back = не подтверждено, откачено: { $reason }
 run-no-change-proposed = изменений не предложено
 run-not-applied = не применено
 run-attempt = попытка { $number }{ $what }: { $result }
+run-before-model = 0, до обращения к модели
 run-part = часть: фрагмент(ы) { $hunks } из { $of }
 run-part-keeping = часть: фрагмент(ы) { $hunks } из { $of }, с сохранёнными строками, которые заменял(и) фрагмент(ы) { $keeping }
 run-renamed = переименование доведено до конца: { $names }, ещё в { $files } файл(ах)

@@ -383,9 +383,27 @@ fn calc_project() -> Project {
 }
 
 #[test]
-fn run_tries_papayus_own_one_token_edits_after_the_models_attempt_and_says_so() {
+fn run_tries_papayus_own_one_token_edits_before_and_after_the_models_attempt_and_says_so() {
     // The model finds nothing to change; the tests still fail.
     let nothing = json!({"actions": [], "summary": "looks right to me"});
+    // Before the model is asked (D89): fixed by papayu's own edit, no model call.
+    let project = calc_project();
+    let model = Model::start(std::slice::from_ref(&nothing));
+    let run = project.papayu(
+        &model,
+        &[],
+        &["run", "--yes", "fix: add() in calc.py subtracts"],
+    );
+    run.expect_code(0);
+    assert!(
+        run.stdout.contains(
+            "attempt 0, before the model was asked (papayu's own edit of `calc.py` line 2 \
+             (`return a - b` → `return a + b`)"
+        ),
+        "{run:#?}"
+    );
+    assert!(run.stdout.contains("model calls: 0"), "{run:#?}");
+    // With the early round off, after the model's attempt.
     let project = calc_project();
     let model = Model::start(&[
         nothing.clone(),
@@ -401,6 +419,8 @@ fn run_tries_papayus_own_one_token_edits_after_the_models_attempt_and_says_so() 
             "--yes",
             "--attempts",
             "2",
+            "--early-mutants",
+            "0",
             "fix: add() in calc.py subtracts",
         ],
     );
@@ -408,6 +428,10 @@ fn run_tries_papayus_own_one_token_edits_after_the_models_attempt_and_says_so() 
     assert!(
         run.stdout
             .contains("papayu's own edit of `calc.py` line 2 (`return a - b` → `return a + b`)"),
+        "{run:#?}"
+    );
+    assert!(
+        !run.stdout.contains("before the model was asked"),
         "{run:#?}"
     );
     assert_eq!(
