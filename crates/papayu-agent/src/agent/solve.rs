@@ -55,8 +55,8 @@ const MUTANTS_TIME: Duration = Duration::from_secs(120);
 /// [`SolveOptions::early_mutants`]).
 pub const EARLY_MUTANTS: u32 = 20;
 
-/// The least time the small edits before the model's first answer may take; a project whose
-/// tests take longer gets two of its test runs.
+/// About how long the small edits before the model's first answer may take: no edit starts
+/// after it, so a project whose tests take longer gets one edit (one test run) at most.
 const EARLY_MUTANTS_TIME: Duration = Duration::from_secs(10);
 
 /// Characters of failing test output the model is shown.
@@ -102,7 +102,7 @@ pub struct SolveOptions {
     pub mutants: u32,
     /// Before the model is first asked, while tests the goal is about fail, at most this many
     /// of those edits — the first of the list, led by the goal's words and the failing tests —
-    /// are tried, within about ten seconds or two test runs of the project (default
+    /// are tried, for about ten seconds — one edit when a test run takes longer (default
     /// [`EARLY_MUTANTS`], never more than [`SolveOptions::mutants`]; 0: none; D89). An edit
     /// tried then is not tried again after the model's change.
     pub early_mutants: u32,
@@ -842,7 +842,7 @@ impl Agent {
             deletes_confirmed,
             number: 0,
             limit: options.early_mutants.min(options.mutants) as usize,
-            time: EARLY_MUTANTS_TIME.max(Duration::from_millis(run.duration_ms) * 2),
+            time: EARLY_MUTANTS_TIME,
         };
         let early_tried = match self.mutate(&early, &mut own_tried, confirm, progress)? {
             Mutation::Tried(n) => n,

@@ -52,8 +52,8 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MUTANTS)]
     pub mutants: u32,
     /// Before the model is first asked, try at most this many of those edits, for about ten
-    /// seconds or two test runs (0: none; never more than --mutants): a one-token bug is then
-    /// fixed without a model call.
+    /// seconds (one edit when a test run takes longer; 0: none; never more than --mutants): a
+    /// one-token bug is then fixed without a model call.
     #[arg(long, value_name = "N", default_value_t = papayu_agent::EARLY_MUTANTS)]
     pub early_mutants: u32,
     /// Timeout of each test run, in seconds.
